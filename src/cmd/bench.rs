@@ -1,0 +1,117 @@
+//! `shax bench`: what this machine does (KataGo's `benchmark` is the model).
+
+use std::time::{Duration, Instant};
+
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+use serde::Serialize;
+use shax_core::{Depth, KeyHistory, Position, Preset, Rules, perft, play_out};
+
+#[derive(clap::Subcommand, Debug)]
+pub enum Bench {
+    /// Rules core speed: perft leaves per second and random games per second, one thread.
+    Rules(RulesArgs),
+}
+
+#[derive(clap::Args, Debug)]
+pub struct RulesArgs {
+    /// One rule set (preset or rules TOML); all four presets when absent.
+    #[arg(long)]
+    rules: Option<String>,
+    /// Perft depth in plies.
+    #[arg(long, default_value_t = 7)]
+    depth: u32,
+    /// Seconds of random games per rule set.
+    #[arg(long, default_value_t = 2.0)]
+    seconds: f64,
+    /// Print one JSON object instead of a table.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(b: Bench) -> anyhow::Result<()> {
+    match b {
+        Bench::Rules(a) => rules(a),
+    }
+}
+
+#[derive(Serialize)]
+struct RulesRow {
+    rules: String,
+    perft_depth: u32,
+    perft_leaves: u64,
+    perft_seconds: f64,
+    perft_leaves_per_sec: f64,
+    games: u64,
+    games_per_sec: f64,
+    actions_per_game: f64,
+    actions_per_sec: f64,
+}
+
+fn rules(a: RulesArgs) -> anyhow::Result<()> {
+    if !(a.seconds > 0.0 && a.seconds <= 3600.0) {
+        anyhow::bail!("--seconds must be above 0 and at most 3600, got {}", a.seconds);
+    }
+    if a.depth > 12 {
+        anyhow::bail!("--depth must be at most 12, got {}", a.depth);
+    }
+    let sets: Vec<Rules> = match &a.rules {
+        Some(spec) => vec![Rules::load(spec)?],
+        None => Preset::ALL.iter().map(|&p| Rules::preset(p)).collect(),
+    };
+    let mut rows = Vec::new();
+    for rules in sets {
+        let start = Position::new(rules);
+        let t = Instant::now();
+        let leaves = perft(&start, a.depth, Depth::Plies);
+        let perft_seconds = t.elapsed().as_secs_f64();
+
+        let mut rng = SmallRng::seed_from_u64(1);
+        let mut history = KeyHistory::new(&start);
+        let budget = Duration::from_secs_f64(a.seconds);
+        let (mut games, mut actions) = (0u64, 0u64);
+        let t = Instant::now();
+        while t.elapsed() < budget {
+            for _ in 0..64 {
+                let (_, n) = play_out(&start, &mut history, |_, legal| legal[rng.random_range(0..legal.len())]);
+                games += 1;
+                actions += n as u64;
+            }
+        }
+        let secs = t.elapsed().as_secs_f64();
+        rows.push(RulesRow {
+            rules: rules.name(),
+            perft_depth: a.depth,
+            perft_leaves: leaves,
+            perft_seconds,
+            perft_leaves_per_sec: leaves as f64 / perft_seconds,
+            games,
+            games_per_sec: games as f64 / secs,
+            actions_per_game: actions as f64 / games as f64,
+            actions_per_sec: actions as f64 / secs,
+        });
+    }
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&serde_json::json!({ "bench": "rules", "rows": rows }))?);
+    } else {
+        println!(
+            "{:<18} {:>5} {:>14} {:>9} {:>14} {:>11} {:>13} {:>13}",
+            "rules", "depth", "perft leaves", "seconds", "leaves/s", "games/s", "actions/game", "actions/s"
+        );
+        for r in &rows {
+            println!(
+                "{:<18} {:>5} {:>14} {:>9.3} {:>14.3e} {:>11.0} {:>13.1} {:>13.3e}",
+                r.rules,
+                r.perft_depth,
+                r.perft_leaves,
+                r.perft_seconds,
+                r.perft_leaves_per_sec,
+                r.games_per_sec,
+                r.actions_per_game,
+                r.actions_per_sec
+            );
+        }
+        println!("(one thread; perft uses bulk counting and a transposition table)");
+    }
+    Ok(())
+}

@@ -1,0 +1,258 @@
+//! `shax engine`: a line protocol on stdin/stdout in the UCI dialect that the
+//! Sanmill mill engine speaks.
+//!
+//! Every input line gets its answer before the next is read. Bad input gets
+//! one line `info string error: <what>`, and the engine state stays exactly as
+//! it was: nothing on the input makes the engine panic or exit, except `quit`
+//! and the end of input.
+
+use std::io::{self, BufRead, Write};
+
+use shax_core::{Game, Position, Rules, perft};
+
+/// The engine's state: the rules and the current game.
+pub struct Engine {
+    rules: Rules,
+    game: Game,
+}
+
+/// What the caller does after a line.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Flow {
+    Continue,
+    Quit,
+}
+
+type Reply = Result<Vec<String>, String>;
+
+impl Engine {
+    pub fn new() -> Engine {
+        let rules = Rules::default();
+        Engine { rules, game: Game::new(rules) }
+    }
+
+    /// Handles one input line, returning the output lines and whether to go on.
+    pub fn handle(&mut self, line: &str) -> (Vec<String>, Flow) {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let Some((&cmd, rest)) = words.split_first() else {
+            return (Vec::new(), Flow::Continue);
+        };
+        let reply = match cmd {
+            "quit" => return (Vec::new(), Flow::Quit),
+            "uci" => Ok(vec![
+                format!("id name shax {}", env!("CARGO_PKG_VERSION")),
+                "id author the shax developers".to_string(),
+                "option name Rules type string default shax".to_string(),
+                "uciok".to_string(),
+            ]),
+            "isready" => Ok(vec!["readyok".to_string()]),
+            "ucinewgame" => {
+                self.game = Game::new(self.rules);
+                Ok(Vec::new())
+            }
+            "setoption" => self.setoption(rest),
+            "position" => self.position(rest),
+            "legal" => Ok(vec![self.legal_line()]),
+            "status" => Ok(vec![self.status_line()]),
+            "d" => Ok(self.display()),
+            "perft" => self.perft(rest),
+            other => Err(format!("unknown command '{other}'")),
+        };
+        let lines = reply.unwrap_or_else(|e| vec![format!("info string error: {e}")]);
+        (lines, Flow::Continue)
+    }
+
+    fn setoption(&mut self, rest: &[&str]) -> Reply {
+        // setoption name <id...> [value <x...>]
+        let Some(("name", rest)) = rest.split_first().map(|(a, b)| (*a, b)) else {
+            return Err("setoption: expected 'setoption name <option> value <value>'".to_string());
+        };
+        let split = rest.iter().position(|w| *w == "value");
+        let (name, value) = match split {
+            Some(i) => (rest[..i].join(" "), rest[i + 1..].join(" ")),
+            None => (rest.join(" "), String::new()),
+        };
+        match name.to_ascii_lowercase().as_str() {
+            "rules" => {
+                if value.is_empty() {
+                    return Err("setoption Rules: missing value (a preset name or a rules TOML path)".to_string());
+                }
+                let rules = Rules::load(&value).map_err(|e| format!("setoption Rules: {e}"))?;
+                self.rules = rules;
+                self.game = Game::new(rules);
+                Ok(Vec::new())
+            }
+            "" => Err("setoption: missing option name".to_string()),
+            _ => Err(format!("setoption: unknown option '{name}' (options: Rules)")),
+        }
+    }
+
+    fn position(&mut self, rest: &[&str]) -> Reply {
+        let moves_at = rest.iter().position(|w| *w == "moves");
+        let (setup, moves) = match moves_at {
+            Some(i) => (&rest[..i], &rest[i + 1..]),
+            None => (rest, &[][..]),
+        };
+        let start = match setup.split_first() {
+            Some((&"startpos", [])) => Position::new(self.rules),
+            Some((&"startpos", extra)) => {
+                return Err(format!("position: unexpected '{}' after startpos", extra.join(" ")));
+            }
+            Some((&"fen", fields)) => {
+                Position::from_fen(self.rules, &fields.join(" ")).map_err(|e| format!("position: {e}"))?
+            }
+            Some((other, _)) => return Err(format!("position: expected startpos or fen, found '{other}'")),
+            None => return Err("position: expected startpos or fen".to_string()),
+        };
+        let mut game = Game::from_position(start);
+        for (i, m) in moves.iter().enumerate() {
+            game.play_str(m).map_err(|e| format!("position: action {} '{m}': {e}", i + 1))?;
+        }
+        self.game = game;
+        Ok(Vec::new())
+    }
+
+    fn legal_line(&self) -> String {
+        let mut actions: Vec<String> = self.game.legal_actions().iter().map(|a| a.to_string()).collect();
+        actions.sort();
+        let mut line = "legal".to_string();
+        for a in actions {
+            line.push(' ');
+            line.push_str(&a);
+        }
+        line
+    }
+
+    fn status_line(&self) -> String {
+        match self.game.outcome() {
+            Some(o) => format!("status over {o}"),
+            None => format!("status ongoing to-act {}", self.game.position().to_act()),
+        }
+    }
+
+    fn display(&self) -> Vec<String> {
+        let pos = self.game.position();
+        let mut out: Vec<String> = pos.diagram().lines().map(str::to_string).collect();
+        out.push(format!("rules: {}", self.rules));
+        out.push(format!(
+            "in hand: white {} black {}; to act: {} ({})",
+            pos.hand(shax_core::Color::White),
+            pos.hand(shax_core::Color::Black),
+            pos.to_act(),
+            pos.task().name()
+        ));
+        out.push(format!("fen: {}", pos.fen()));
+        out.push(self.status_line());
+        out
+    }
+
+    fn perft(&self, rest: &[&str]) -> Reply {
+        let depth = match rest {
+            [d] => d.parse::<u32>().ok().filter(|&d| d <= 64),
+            _ => None,
+        }
+        .ok_or_else(|| format!("perft: expected 'perft <depth>' with depth 0 to 64, found '{}'", rest.join(" ")))?;
+        // The engine's game history is not part of perft: it counts from the
+        // current position as a fresh start.
+        let n = if self.game.outcome().is_some() && depth > 0 {
+            0
+        } else {
+            perft(self.game.position(), depth, shax_core::Depth::Plies)
+        };
+        Ok(vec![format!("perft {depth} {n}")])
+    }
+}
+
+/// Runs the protocol on stdin and stdout until `quit` or the end of input.
+pub fn run_stdio() -> anyhow::Result<()> {
+    let stdin = io::stdin();
+    let mut stdout = io::stdout().lock();
+    let mut engine = Engine::new();
+    for line in stdin.lock().lines() {
+        let line = match line {
+            Ok(l) => l,
+            // Not UTF-8: answer and go on, like any other bad line.
+            Err(e) if e.kind() == io::ErrorKind::InvalidData => {
+                writeln!(stdout, "info string error: input line is not UTF-8")?;
+                stdout.flush()?;
+                continue;
+            }
+            Err(e) => return Err(e.into()),
+        };
+        let (lines, flow) = engine.handle(&line);
+        for l in lines {
+            writeln!(stdout, "{l}")?;
+        }
+        stdout.flush()?;
+        if flow == Flow::Quit {
+            break;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn say(e: &mut Engine, line: &str) -> Vec<String> {
+        e.handle(line).0
+    }
+
+    #[test]
+    fn handshake() {
+        let mut e = Engine::new();
+        let out = say(&mut e, "uci");
+        assert!(out[0].starts_with("id name shax "));
+        assert_eq!(out.last().unwrap(), "uciok");
+        assert_eq!(say(&mut e, "isready"), ["readyok"]);
+        assert_eq!(e.handle("quit").1, Flow::Quit);
+    }
+
+    #[test]
+    fn bad_input_leaves_the_position_unchanged() {
+        let mut e = Engine::new();
+        assert!(say(&mut e, "position startpos moves d7 a1").is_empty());
+        let before = say(&mut e, "d");
+        for bad in [
+            "position startpos moves d7 d7",
+            "position startpos moves d7 a1-a4",
+            "position startpos moves d4",
+            "position fen nonsense",
+            "position sideways",
+            "setoption name Rules value chess",
+            "setoption name Colour value red",
+            "frobnicate",
+            "perft x",
+            "perft 65",
+        ] {
+            let out = say(&mut e, bad);
+            assert_eq!(out.len(), 1, "{bad}: {out:?}");
+            assert!(out[0].starts_with("info string error: "), "{bad}: {out:?}");
+            assert_eq!(say(&mut e, "d"), before, "{bad} changed the position");
+        }
+    }
+
+    #[test]
+    fn legal_is_one_sorted_line() {
+        let mut e = Engine::new();
+        let line = &say(&mut e, "legal")[0];
+        let words: Vec<&str> = line.split(' ').collect();
+        assert_eq!(words[0], "legal");
+        assert_eq!(words.len(), 25);
+        let mut sorted = words[1..].to_vec();
+        sorted.sort();
+        assert_eq!(sorted, words[1..]);
+    }
+
+    #[test]
+    fn status_and_perft() {
+        let mut e = Engine::new();
+        assert_eq!(say(&mut e, "status"), ["status ongoing to-act white"]);
+        say(&mut e, "setoption name Rules value nine-mens-morris");
+        assert_eq!(say(&mut e, "perft 2"), ["perft 2 552"]);
+        say(&mut e, "position startpos moves a7 a1 d7 d1 g7");
+        assert_eq!(say(&mut e, "status"), ["status ongoing to-act white"]);
+        assert_eq!(say(&mut e, "legal"), ["legal xa1 xd1"]);
+    }
+}
