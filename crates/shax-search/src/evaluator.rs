@@ -40,7 +40,11 @@ pub struct UniformEvaluator {
 
 impl Evaluator for UniformEvaluator {
     fn evaluate(&mut self, positions: &[Position], logits: &mut [f32], values: &mut [f32]) {
-        assert_eq!(logits.len(), positions.len() * POLICY_SIZE, "logits buffer size");
+        assert_eq!(
+            logits.len(),
+            positions.len() * POLICY_SIZE,
+            "logits buffer size"
+        );
         assert_eq!(values.len(), positions.len(), "values buffer size");
         logits.fill(0.0);
         values.fill(0.0);

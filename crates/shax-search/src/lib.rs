@@ -1,6 +1,34 @@
 //! Search for the mill games: the batched [`Evaluator`] interface that the
-//! network sits behind, and the players built on it.
+//! network sits behind, the [`Player`] interface every agent implements, the
+//! classic players (`random`, `greedy`, `alphabeta`, plain UCT `mcts`) and the
+//! player specs and [`Registry`] that build them from strings.
+//!
+//! # Examples
+//!
+//! ```
+//! use shax_core::{Game, Rules};
+//! use shax_search::{Limits, build_player};
+//!
+//! let mut game = Game::new(Rules::default());
+//! let mut p = build_player("alphabeta:depth=2").unwrap();
+//! let a = p.choose_in_game(&game, &Limits::NONE, 1).unwrap();
+//! game.play(a).unwrap();
+//! ```
 
+mod alphabeta;
+mod eval;
 mod evaluator;
+mod greedy;
+mod player;
+mod random;
+mod spec;
+mod uct;
 
+pub use alphabeta::AlphaBeta;
+pub use eval::{PIECE, WIN, WIN_BOUND, evaluate};
 pub use evaluator::{Evaluator, UniformEvaluator};
+pub use greedy::GreedyPlayer;
+pub use player::{Limits, Player, SearchInfo, history_of, mix_seed};
+pub use random::RandomPlayer;
+pub use spec::{Builder, PlayerSpec, Registry, SpecError, build_player};
+pub use uct::{Uct, UctStats};

@@ -1,0 +1,482 @@
+//! `alphabeta`: iterative deepening negamax with principal variation search,
+//! a transposition table keyed by [`Position::full_key`], move ordering (the
+//! table's move, line-forming and blocking actions, killers, history) and the
+//! static evaluation of [`crate::eval`].
+//!
+//! Depth counts turns: a place or move costs one, the removals it earns cost
+//! nothing (they are searched as their own plies but extend the turn), and a
+//! freeing move costs one like any move. The player to act is read at every
+//! node, so a score changes sign only where the player to act changes.
+
+use std::time::{Duration, Instant};
+
+use rand::SeedableRng;
+use rand::rngs::SmallRng;
+use rand::seq::SliceRandom;
+use shax_core::{Action, ActionList, KeyHistory, MAX_ACTIONS, POLICY_SIZE, Position, Task};
+
+use crate::eval::{WIN, WIN_BOUND, evaluate};
+use crate::player::{Limits, PathHistory, Player, SearchInfo, mix_seed};
+use crate::spec::{PlayerSpec, SpecError};
+
+const MAX_PLY: usize = 192;
+const MAX_DEPTH: u32 = 64;
+const DEFAULT_DEPTH: u32 = 4;
+const DEFAULT_TT_MIB: u64 = 16;
+const INF: i32 = WIN + 1;
+
+const EXACT: u8 = 1;
+const LOWER: u8 = 2;
+const UPPER: u8 = 3;
+
+#[derive(Clone, Copy, Default)]
+struct TtEntry {
+    key: u64,
+    score: i32,
+    /// Policy index + 1 of the best action; 0 none.
+    best: u16,
+    depth: i8,
+    flag: u8,
+}
+
+/// The alpha-beta player. Its table, history and killers persist between
+/// decisions of one game (a [`Player::reset`] clears them).
+pub struct AlphaBeta {
+    depth: Option<u32>,
+    ms: Option<u64>,
+    nodes: Option<u64>,
+    tt_mib: Option<u64>,
+    seed: Option<u64>,
+    tt: Vec<TtEntry>,
+    history: Box<[[i32; POLICY_SIZE]; 2]>,
+    info: Option<SearchInfo>,
+}
+
+impl std::fmt::Debug for AlphaBeta {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.spec())
+    }
+}
+
+impl AlphaBeta {
+    /// A player searching to `depth` turns (default 4) and/or for `ms`
+    /// milliseconds, whichever ends first.
+    pub fn new(depth: Option<u32>, ms: Option<u64>) -> AlphaBeta {
+        AlphaBeta {
+            depth,
+            ms,
+            nodes: None,
+            tt_mib: None,
+            seed: None,
+            tt: Vec::new(),
+            history: Box::new([[0; POLICY_SIZE]; 2]),
+            info: None,
+        }
+    }
+
+    /// From an `alphabeta[:depth=D][,ms=T][,nodes=N][,tt=MiB][,seed=S]` spec.
+    ///
+    /// # Errors
+    ///
+    /// [`SpecError`] naming an unknown parameter or a value out of range.
+    pub fn from_spec(spec: &PlayerSpec) -> Result<AlphaBeta, SpecError> {
+        spec.check_no_args()?;
+        spec.check_params(&["depth", "ms", "nodes", "tt", "seed"])?;
+        let mut p = AlphaBeta::new(
+            spec.u64_param("depth", 1, MAX_DEPTH as u64)?
+                .map(|d| d as u32),
+            spec.u64_param("ms", 1, 3_600_000)?,
+        );
+        p.nodes = spec.u64_param("nodes", 1, u64::MAX)?;
+        p.tt_mib = spec.u64_param("tt", 1, 4096)?;
+        p.seed = spec.u64_param("seed", 0, u64::MAX)?;
+        Ok(p)
+    }
+
+    fn ensure_tt(&mut self) {
+        let mib = self.tt_mib.unwrap_or(DEFAULT_TT_MIB);
+        let want = ((mib << 20) / std::mem::size_of::<TtEntry>() as u64).max(1024);
+        let entries = 1usize << (63 - want.leading_zeros());
+        if self.tt.len() != entries {
+            self.tt = vec![TtEntry::default(); entries];
+        }
+    }
+}
+
+impl Player for AlphaBeta {
+    fn spec(&self) -> String {
+        let mut items = Vec::new();
+        let mut add = |k: &str, v: Option<u64>| {
+            if let Some(v) = v {
+                items.push(format!("{k}={v}"));
+            }
+        };
+        add("depth", self.depth.map(u64::from));
+        add("ms", self.ms);
+        add("nodes", self.nodes);
+        add("tt", self.tt_mib);
+        add("seed", self.seed);
+        if items.is_empty() {
+            "alphabeta".to_string()
+        } else {
+            format!("alphabeta:{}", items.join(","))
+        }
+    }
+
+    fn choose(
+        &mut self,
+        pos: &Position,
+        history: &KeyHistory,
+        limits: &Limits,
+        seed: u64,
+    ) -> Option<Action> {
+        if history.outcome(pos).is_some() {
+            return None;
+        }
+        let mut root: Vec<Action> = pos.legal_actions().to_vec();
+        if root.is_empty() {
+            return None;
+        }
+        let overridden = *limits != Limits::NONE;
+        let (depth, time, nodes) = if overridden {
+            (limits.depth, limits.movetime, limits.nodes)
+        } else {
+            (self.depth, self.ms.map(Duration::from_millis), self.nodes)
+        };
+        let max_depth = match (depth, time, nodes) {
+            (Some(d), _, _) => d.clamp(1, MAX_DEPTH),
+            (None, None, None) => DEFAULT_DEPTH,
+            _ => MAX_DEPTH,
+        };
+        let start = Instant::now();
+        let mut rng = SmallRng::seed_from_u64(mix_seed(seed, self.seed.unwrap_or(0)));
+        root.shuffle(&mut rng);
+        self.ensure_tt();
+        for side in self.history.iter_mut() {
+            for h in side.iter_mut() {
+                *h /= 8;
+            }
+        }
+        let mask = self.tt.len() - 1;
+        let mut s = Search {
+            tt: &mut self.tt,
+            mask,
+            hist: PathHistory::new(history),
+            history: &mut self.history,
+            killers: [[None; 2]; MAX_PLY],
+            nodes: 0,
+            node_limit: nodes.unwrap_or(u64::MAX),
+            deadline: time.map(|t| start + t),
+            may_stop: false,
+            stopped: false,
+            root,
+            root_best: None,
+        };
+        let mut best = (s.root[0], 0, 0u32);
+        for d in 1..=max_depth {
+            s.may_stop = d > 1;
+            s.root_best = None;
+            let score = s.negamax(pos, d as i32, -INF, INF, 0);
+            if s.stopped {
+                break;
+            }
+            if let Some(a) = s.root_best {
+                best = (a, score, d);
+                // Search the best action first next time.
+                if let Some(i) = s.root.iter().position(|&x| x == a) {
+                    s.root[..=i].rotate_right(1);
+                }
+            }
+            if score.abs() >= WIN_BOUND {
+                break;
+            }
+        }
+        self.info = Some(SearchInfo {
+            depth: best.2,
+            nodes: s.nodes,
+            score: best.1,
+            pv: vec![best.0],
+        });
+        Some(best.0)
+    }
+
+    fn info(&self) -> Option<SearchInfo> {
+        self.info.clone()
+    }
+
+    fn reset(&mut self) {
+        self.tt.iter_mut().for_each(|e| *e = TtEntry::default());
+        for side in self.history.iter_mut() {
+            side.fill(0);
+        }
+        self.info = None;
+    }
+}
+
+struct Search<'a, 'h> {
+    tt: &'a mut [TtEntry],
+    mask: usize,
+    hist: PathHistory<'h>,
+    history: &'a mut [[i32; POLICY_SIZE]; 2],
+    killers: [[Option<Action>; 2]; MAX_PLY],
+    nodes: u64,
+    node_limit: u64,
+    deadline: Option<Instant>,
+    may_stop: bool,
+    stopped: bool,
+    /// The root's actions, shuffled by the seed, best of the last iteration first.
+    root: Vec<Action>,
+    root_best: Option<Action>,
+}
+
+#[inline]
+fn to_tt(score: i32, ply: usize) -> i32 {
+    if score >= WIN_BOUND {
+        score + ply as i32
+    } else if score <= -WIN_BOUND {
+        score - ply as i32
+    } else {
+        score
+    }
+}
+
+#[inline]
+fn from_tt(score: i32, ply: usize) -> i32 {
+    if score >= WIN_BOUND {
+        score - ply as i32
+    } else if score <= -WIN_BOUND {
+        score + ply as i32
+    } else {
+        score
+    }
+}
+
+impl Search<'_, '_> {
+    fn check_stop(&mut self) {
+        if !self.may_stop {
+            return;
+        }
+        if self.nodes >= self.node_limit {
+            self.stopped = true;
+        }
+        if let Some(d) = self.deadline
+            && Instant::now() >= d
+        {
+            self.stopped = true;
+        }
+    }
+
+    /// Ordering score of `a` by the player to act in `pos`.
+    fn order(&self, pos: &Position, a: Action, tt_move: Option<Action>, ply: usize) -> i32 {
+        if Some(a) == tt_move {
+            return 10_000_000;
+        }
+        let me = pos.to_act();
+        let geo = pos.rules().board.geometry();
+        let own = pos.board(me);
+        let opp = pos.board(me.opponent());
+        match a {
+            Action::Remove(p) => {
+                // Prefer pieces that make up the enemy's lines and threats.
+                let mut v = 0;
+                for &l in &geo.lines_through[p.index()] {
+                    if l.is_empty() || !(l & own).is_empty() {
+                        continue;
+                    }
+                    v += [0, 1, 10, 6][(l & opp).count() as usize];
+                }
+                v += (geo.adjacent[p.index()] & !pos.occupied()).count() as i32;
+                1_000_000 + v
+            }
+            Action::Place(t) | Action::Move(_, t) => {
+                let from = match a {
+                    Action::Move(f, _) => f.bb().0,
+                    _ => 0,
+                };
+                let after = shax_core::Bitboard((own.0 & !from) | t.bb().0);
+                let mut v = 0;
+                if geo.lines_at(after, t) > 0 {
+                    v += 5_000_000;
+                }
+                if geo.lines_at(shax_core::Bitboard(opp.0 | t.bb().0), t) > 0 {
+                    v += 2_000_000;
+                }
+                if v == 0 {
+                    let k = &self.killers[ply];
+                    if k[0] == Some(a) {
+                        v = 1_500_000;
+                    } else if k[1] == Some(a) {
+                        v = 1_400_000;
+                    } else {
+                        v = self.history[me.index()][a.policy_index()].min(1_000_000);
+                    }
+                }
+                v
+            }
+        }
+    }
+
+    fn negamax(
+        &mut self,
+        pos: &Position,
+        depth: i32,
+        mut alpha: i32,
+        beta: i32,
+        ply: usize,
+    ) -> i32 {
+        self.nodes += 1;
+        if self.nodes & 1023 == 0 {
+            self.check_stop();
+        }
+        if self.stopped {
+            return 0;
+        }
+        let me = pos.to_act();
+        if ply > 0
+            && let Some(o) = self.hist.outcome(pos)
+        {
+            return match o.winner {
+                None => 0,
+                Some(w) if w == me => WIN - ply as i32,
+                Some(_) => -(WIN - ply as i32),
+            };
+        }
+        let task = pos.task();
+        if (depth <= 0 && task != Task::Remove) || ply >= MAX_PLY - 1 {
+            return evaluate(pos);
+        }
+
+        let key = pos.full_key();
+        let idx = key as usize & self.mask;
+        let e = self.tt[idx];
+        let mut tt_move = None;
+        if e.key == key && e.flag != 0 {
+            tt_move = e
+                .best
+                .checked_sub(1)
+                .and_then(|i| Action::from_policy_index(i as usize));
+            if ply > 0 && e.depth as i32 >= depth {
+                let s = from_tt(e.score, ply);
+                match e.flag {
+                    EXACT => return s,
+                    LOWER if s >= beta => return s,
+                    UPPER if s <= alpha => return s,
+                    _ => {}
+                }
+            }
+        }
+
+        let mut list = ActionList::new();
+        if ply == 0 {
+            for &a in &self.root {
+                list.push(a);
+            }
+        } else {
+            pos.legal_actions_into(&mut list);
+        }
+        let n = list.len();
+        let mut keys = [0i32; MAX_ACTIONS];
+        let mut acts = [Action::Remove(shax_core::Point::ALL[0]); MAX_ACTIONS];
+        for (i, &a) in list.iter().enumerate() {
+            acts[i] = a;
+            keys[i] = if ply == 0 && i == 0 {
+                20_000_000
+            } else {
+                self.order(pos, a, tt_move, ply)
+            };
+        }
+
+        let alpha0 = alpha;
+        let mut best = -INF;
+        let mut best_move = None;
+        for i in 0..n {
+            // Selection sort: the best remaining action, first among equals.
+            let mut j = i;
+            for k in i + 1..n {
+                if keys[k] > keys[j] {
+                    j = k;
+                }
+            }
+            if j != i {
+                let (ka, aa) = (keys[j], acts[j]);
+                keys.copy_within(i..j, i + 1);
+                acts.copy_within(i..j, i + 1);
+                keys[i] = ka;
+                acts[i] = aa;
+            }
+            let a = acts[i];
+            let mut child = *pos;
+            child.play_unchecked(a);
+            let m = self.hist.push(a, &child);
+            let nd = if a.is_removal() { depth } else { depth - 1 };
+            let same = child.to_act() == me;
+            let mut score;
+            if i == 0 {
+                score = self.child(&child, nd, alpha, beta, same, ply + 1);
+            } else {
+                score = self.child(&child, nd, alpha, alpha + 1, same, ply + 1);
+                if score > alpha && score < beta {
+                    score = self.child(&child, nd, alpha, beta, same, ply + 1);
+                }
+            }
+            self.hist.pop(m);
+            if self.stopped {
+                return 0;
+            }
+            if score > best {
+                best = score;
+                best_move = Some(a);
+                if ply == 0 {
+                    self.root_best = Some(a);
+                }
+                if score > alpha {
+                    alpha = score;
+                    if alpha >= beta {
+                        if !a.is_removal() && keys[i] < 1_500_000 {
+                            let k = &mut self.killers[ply];
+                            if k[0] != Some(a) {
+                                k[1] = k[0];
+                                k[0] = Some(a);
+                            }
+                            self.history[me.index()][a.policy_index()] += depth * depth;
+                        }
+                        break;
+                    }
+                }
+            }
+        }
+
+        let flag = if best <= alpha0 {
+            UPPER
+        } else if best >= beta {
+            LOWER
+        } else {
+            EXACT
+        };
+        self.tt[idx] = TtEntry {
+            key,
+            score: to_tt(best, ply),
+            best: best_move.map_or(0, |a| a.policy_index() as u16 + 1),
+            depth: depth.clamp(0, 127) as i8,
+            flag,
+        };
+        best
+    }
+
+    #[inline]
+    fn child(
+        &mut self,
+        child: &Position,
+        depth: i32,
+        alpha: i32,
+        beta: i32,
+        same: bool,
+        ply: usize,
+    ) -> i32 {
+        if same {
+            self.negamax(child, depth, alpha, beta, ply)
+        } else {
+            -self.negamax(child, depth, -beta, -alpha, ply)
+        }
+    }
+}

@@ -1,0 +1,94 @@
+//! `greedy`: one turn of lookahead (a place or move plus the removals it
+//! earns) on the static evaluation; ties broken by the seed.
+
+use rand::SeedableRng;
+use rand::rngs::SmallRng;
+use rand::seq::SliceRandom;
+use shax_core::{Action, Color, KeyHistory, Position, Task};
+
+use crate::eval::{WIN, evaluate};
+use crate::player::{Limits, PathHistory, Player, mix_seed};
+use crate::spec::{PlayerSpec, SpecError};
+
+/// Plays the action whose turn ends in the best static evaluation.
+#[derive(Clone, Debug, Default)]
+pub struct GreedyPlayer {
+    seed: Option<u64>,
+}
+
+impl GreedyPlayer {
+    /// A greedy player; `seed` is mixed into every decision's seed.
+    pub fn new(seed: Option<u64>) -> GreedyPlayer {
+        GreedyPlayer { seed }
+    }
+
+    /// From a `greedy[:seed=S]` spec.
+    ///
+    /// # Errors
+    ///
+    /// [`SpecError`] for arguments or unknown parameters.
+    pub fn from_spec(spec: &PlayerSpec) -> Result<GreedyPlayer, SpecError> {
+        spec.check_no_args()?;
+        spec.check_params(&["seed"])?;
+        Ok(GreedyPlayer::new(spec.u64_param("seed", 0, u64::MAX)?))
+    }
+}
+
+/// The value for `me` of the position after `me`'s action: the rest of the
+/// turn (removals `me` still owes) is played out greedily.
+fn turn_value(pos: &Position, me: Color, hist: &mut PathHistory<'_>) -> i32 {
+    if let Some(o) = hist.outcome(pos) {
+        return (o.value_for(me) * WIN as f32) as i32;
+    }
+    if pos.to_act() == me && pos.task() == Task::Remove {
+        let mut best = i32::MIN;
+        for a in &pos.legal_actions() {
+            let mut child = *pos;
+            child.play_unchecked(*a);
+            let m = hist.push(*a, &child);
+            best = best.max(turn_value(&child, me, hist));
+            hist.pop(m);
+        }
+        return best;
+    }
+    let v = evaluate(pos);
+    if pos.to_act() == me { v } else { -v }
+}
+
+impl Player for GreedyPlayer {
+    fn spec(&self) -> String {
+        match self.seed {
+            Some(s) => format!("greedy:seed={s}"),
+            None => "greedy".to_string(),
+        }
+    }
+
+    fn choose(
+        &mut self,
+        pos: &Position,
+        history: &KeyHistory,
+        _limits: &Limits,
+        seed: u64,
+    ) -> Option<Action> {
+        if history.outcome(pos).is_some() {
+            return None;
+        }
+        let mut actions: Vec<Action> = pos.legal_actions().to_vec();
+        let mut rng = SmallRng::seed_from_u64(mix_seed(seed, self.seed.unwrap_or(0)));
+        actions.shuffle(&mut rng);
+        let me = pos.to_act();
+        let mut hist = PathHistory::new(history);
+        let mut best: Option<(i32, Action)> = None;
+        for a in actions {
+            let mut child = *pos;
+            child.play_unchecked(a);
+            let m = hist.push(a, &child);
+            let v = turn_value(&child, me, &mut hist);
+            hist.pop(m);
+            if best.is_none_or(|(b, _)| v > b) {
+                best = Some((v, a));
+            }
+        }
+        best.map(|(_, a)| a)
+    }
+}
