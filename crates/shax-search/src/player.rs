@@ -162,6 +162,27 @@ impl<'a> PathHistory<'a> {
         m
     }
 
+    /// [`PathHistory::push`] with the reached position's key already computed.
+    #[inline]
+    pub(crate) fn push_key(&mut self, action: Action, key: u64) {
+        if irreversible(action) {
+            self.start = self.keys.len();
+            self.base_live = false;
+        }
+        self.keys.push(key);
+    }
+
+    /// A one-word Bloom filter (bit `key & 63`) of the keys that count for
+    /// repetition now; every bit while the game's own history still counts.
+    pub(crate) fn window_bloom(&self) -> u64 {
+        if self.base_live {
+            return !0;
+        }
+        self.keys[self.start..]
+            .iter()
+            .fold(0, |b, &k| b | 1u64 << (k & 63))
+    }
+
     #[inline]
     pub(crate) fn pop(&mut self, m: Mark) {
         self.keys.truncate(m.len);
@@ -180,6 +201,16 @@ impl<'a> PathHistory<'a> {
         } else {
             own
         }
+    }
+
+    /// How many times the position recorded last has occurred.
+    ///
+    /// # Panics
+    ///
+    /// When nothing was recorded on the path.
+    #[inline]
+    pub(crate) fn last_occurrences(&self) -> u32 {
+        self.occurrences(*self.keys.last().expect("a position on the path"))
     }
 
     /// The outcome of `pos`, the position recorded last (or the root).

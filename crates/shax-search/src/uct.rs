@@ -11,9 +11,9 @@ use std::time::{Duration, Instant};
 
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
-use shax_core::{Action, ActionList, Color, KeyHistory, Outcome, Point, Position};
+use shax_core::{Action, ActionList, Bitboard, Color, KeyHistory, Outcome, Point, Position, Task};
 
-use crate::player::{Limits, PathHistory, Player, SearchInfo, mix_seed};
+use crate::player::{Limits, PathHistory, Player, SearchInfo, irreversible, mix_seed};
 use crate::spec::{PlayerSpec, SpecError};
 
 const DEFAULT_SIMS: u64 = 1000;
@@ -196,16 +196,11 @@ impl Uct {
             }
             let o = match result {
                 Some(o) => o,
-                None => loop {
-                    if let Some(o) = hist.outcome(&p) {
-                        break o;
-                    }
-                    p.legal_actions_into(&mut list);
-                    let a = list[rng.random_range(0..list.len())];
-                    p.play_unchecked(a);
-                    hist.push(a, &p);
-                    rollout_actions += 1;
-                },
+                None => {
+                    let (o, n) = rollout(&mut p, &mut hist, &mut rng, &mut list);
+                    rollout_actions += n;
+                    o
+                }
             };
             let (vw, vb) = match o.winner {
                 None => (0.0, 0.0),
@@ -238,6 +233,170 @@ impl Uct {
                 tree_nodes: tree.len(),
             },
         ))
+    }
+}
+
+/// Plays uniformly random actions from `p` (the position recorded last in
+/// `hist`, not over) to the end of the game; returns the outcome and the
+/// number of actions played.
+fn rollout(
+    p: &mut Position,
+    hist: &mut PathHistory<'_>,
+    rng: &mut SmallRng,
+    list: &mut ActionList,
+) -> (Outcome, u64) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("popcnt") {
+        // SAFETY: the CPU has the feature the function is compiled for.
+        return unsafe { rollout_popcnt(p, hist, rng, list) };
+    }
+    rollout_body(p, hist, rng, list)
+}
+
+/// [`rollout`] compiled with the `popcnt` instruction (bitboard counts are
+/// most of a rollout's work; the baseline x86-64 target lacks it).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "popcnt")]
+unsafe fn rollout_popcnt(
+    p: &mut Position,
+    hist: &mut PathHistory<'_>,
+    rng: &mut SmallRng,
+    list: &mut ActionList,
+) -> (Outcome, u64) {
+    rollout_body(p, hist, rng, list)
+}
+
+#[inline(always)]
+fn rollout_body(
+    p: &mut Position,
+    hist: &mut PathHistory<'_>,
+    rng: &mut SmallRng,
+    list: &mut ActionList,
+) -> (Outcome, u64) {
+    // A one-word Bloom filter of the keys since the last irreversible action:
+    // only a key whose bit is set can have occurred before (the game's own
+    // history is not enumerable, so while it still counts every bit is set).
+    let mut seen = hist.window_bloom();
+    let mut occ = hist.last_occurrences();
+    let mut n = 0;
+    loop {
+        let a = random_action(p, rng, list);
+        if let Some(o) = rollout_outcome(p, a.is_none(), occ) {
+            return (o, n);
+        }
+        let a = a.expect("a position that is not over has an action");
+        p.play_unchecked(a);
+        let key = p.key();
+        hist.push_key(a, key);
+        let bit = 1u64 << (key & 63);
+        if irreversible(a) {
+            seen = bit;
+            occ = 1;
+        } else {
+            occ = if seen & bit != 0 {
+                hist.last_occurrences()
+            } else {
+                1
+            };
+            seen |= bit;
+        }
+        n += 1;
+    }
+}
+
+/// The `n`-th (from 0) point of `b`, `n < b.count()`: a branch-free binary
+/// search on the counts of halves.
+#[inline(always)]
+fn nth(b: Bitboard, mut n: u32) -> Point {
+    let mut x = b.0;
+    let mut base = 0u32;
+    for shift in [16u32, 8, 4, 2, 1] {
+        let low = x & ((1u32 << shift) - 1);
+        let c = low.count_ones();
+        let high = u32::from(n >= c);
+        n -= c * high;
+        x = if high == 1 { x >> shift } else { low };
+        base += shift * high;
+    }
+    Point::ALL[base as usize]
+}
+
+/// A uniformly random legal action, `None` when there is none: the same set
+/// as [`Position::legal_actions`], usually without listing it (`list` is the
+/// fallback's scratch space).
+#[inline(always)]
+fn random_action(p: &Position, rng: &mut SmallRng, list: &mut ActionList) -> Option<Action> {
+    match p.task() {
+        Task::Place => {
+            let empty = !p.occupied();
+            let n = empty.count();
+            (n > 0).then(|| Action::Place(nth(empty, rng.random_range(0..n))))
+        }
+        Task::Remove => {
+            let r = p.removable();
+            let n = r.count();
+            (n > 0).then(|| Action::Remove(nth(r, rng.random_range(0..n))))
+        }
+        Task::Move if p.no_return_move(p.to_act()).is_none() => {
+            let c = p.to_act();
+            let own = p.board(c);
+            let empty = !p.occupied();
+            if p.flies(c) {
+                let e = empty.count();
+                let n = own.count() * e;
+                if n == 0 {
+                    return None;
+                }
+                let r = rng.random_range(0..n);
+                return Some(Action::Move(nth(own, r / e), nth(empty, r % e)));
+            }
+            let geo = p.rules().board.geometry();
+            let mut targets = [(Point::ALL[0], Bitboard::EMPTY); 24];
+            let mut k = 0;
+            let mut total = 0;
+            for f in own {
+                let t = geo.adjacent[f.index()] & empty;
+                targets[k] = (f, t);
+                k += 1;
+                total += t.count();
+            }
+            if total == 0 {
+                return None;
+            }
+            let mut r = rng.random_range(0..total);
+            for &(f, t) in &targets[..k] {
+                let n = t.count();
+                if r < n {
+                    return Some(Action::Move(f, nth(t, r)));
+                }
+                r -= n;
+            }
+            unreachable!("r < total")
+        }
+        _ => {
+            p.legal_actions_into(list);
+            (!list.is_empty()).then(|| list[rng.random_range(0..list.len())])
+        }
+    }
+}
+
+/// [`Position::outcome_with_occurrences`], asked only when one of its rules
+/// could apply: the legal actions are already listed, so the rules core need
+/// not look for one again in the common case.
+#[inline(always)]
+fn rollout_outcome(p: &Position, no_action: bool, occurrences: u32) -> Option<Outcome> {
+    let r = p.rules();
+    let maybe = no_action
+        || p.pieces(Color::White) <= 2
+        || p.pieces(Color::Black) <= 2
+        || (r.repetition > 0 && occurrences >= r.repetition as u32)
+        || (r.no_removal_limit > 0 && p.no_removal_turns() >= r.no_removal_limit)
+        || (r.endgame_no_removal_turns > 0 && p.endgame_turns() >= r.endgame_no_removal_turns)
+        || (r.max_actions > 0 && p.action_count() >= r.max_actions);
+    if maybe {
+        p.outcome_with_occurrences(occurrences)
+    } else {
+        None
     }
 }
 
@@ -288,5 +447,50 @@ impl Player for Uct {
 
     fn info(&self) -> Option<SearchInfo> {
         self.info.clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shax_core::{Preset, Rules};
+
+    /// The rollout's action picker draws from exactly the legal actions.
+    #[test]
+    fn random_action_covers_exactly_the_legal_actions() {
+        let mut rng = SmallRng::seed_from_u64(1);
+        let mut list = ActionList::new();
+        for preset in Preset::ALL {
+            for g in 0..20 {
+                let mut pos = Position::new(Rules::preset(preset));
+                for _ in 0..(g * 7 % 120) {
+                    if pos.outcome().is_some() {
+                        break;
+                    }
+                    let a = random_action(&pos, &mut rng, &mut list).unwrap();
+                    pos.play_unchecked(a);
+                }
+                if pos.outcome().is_some() {
+                    continue;
+                }
+                let legal = pos.legal_actions();
+                let mut seen = std::collections::HashSet::new();
+                for _ in 0..legal.len() * 40 {
+                    let a = random_action(&pos, &mut rng, &mut list).unwrap();
+                    assert!(legal.contains(&a), "{a} in {}", pos.fen());
+                    seen.insert(a);
+                }
+                assert_eq!(seen.len(), legal.len(), "{}", pos.fen());
+            }
+        }
+    }
+
+    #[test]
+    fn nth_finds_every_point() {
+        let b = Bitboard(0b1011_0000_0000_0001_0110_1001);
+        let pts: Vec<Point> = b.iter().collect();
+        for (i, &p) in pts.iter().enumerate() {
+            assert_eq!(nth(b, i as u32), p);
+        }
     }
 }
