@@ -1,0 +1,396 @@
+//! Matches between two player specs: both colours equally, distinct random
+//! openings, games in parallel, per-game seeds derived from one master seed
+//! (so the results do not depend on the thread count for budgets that are not
+//! time), every game kept as a [`GameRecord`].
+
+use std::collections::{BTreeMap, HashSet};
+use std::time::Instant;
+
+use rayon::prelude::*;
+use serde::Serialize;
+use shax_core::{Action, Color, Game, KeyHistory, Position, Rules};
+use shax_search::{Limits, PlayerSpec, Registry, SpecError, mix_seed};
+
+use crate::elo::{Elo, elo_interval};
+use crate::record::GameRecord;
+
+/// Most random opening actions.
+pub const MAX_OPENING: u32 = 40;
+/// Most threads.
+pub const MAX_THREADS: usize = 1024;
+
+/// A match between players `a` and `b`.
+#[derive(Clone, Debug)]
+pub struct ArenaConfig {
+    /// The rules.
+    pub rules: Rules,
+    /// Player A's spec.
+    pub a: String,
+    /// Player B's spec.
+    pub b: String,
+    /// Games; A plays White in the even-numbered ones, each opening is played
+    /// once with each colour.
+    pub games: u32,
+    /// Worker threads; 0: one per core.
+    pub threads: usize,
+    /// The master seed.
+    pub seed: u64,
+    /// Random actions before the players take over (0 to 40).
+    pub opening_plies: u32,
+    /// Budget overrides for every decision (none: the specs' budgets).
+    pub limits: Limits,
+}
+
+impl ArenaConfig {
+    /// 100 games, all cores, seed 0, 4 opening plies, the specs' budgets.
+    pub fn new(rules: Rules, a: &str, b: &str) -> ArenaConfig {
+        ArenaConfig {
+            rules,
+            a: a.to_string(),
+            b: b.to_string(),
+            games: 100,
+            threads: 0,
+            seed: 0,
+            opening_plies: 4,
+            limits: Limits::NONE,
+        }
+    }
+}
+
+/// Why a match could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum ArenaError {
+    /// A player spec is wrong.
+    #[error("player {which}: {source}")]
+    Spec {
+        /// Which player (`A`, `B`, or the spec).
+        which: String,
+        /// What was wrong.
+        source: Box<SpecError>,
+    },
+    /// No games asked for.
+    #[error("the number of games must be at least 1")]
+    ZeroGames,
+    /// A ladder needs two players.
+    #[error("a ladder needs at least two players, got {0}")]
+    TooFewPlayers(usize),
+    /// Thread count out of range.
+    #[error("threads must be 0 (one per core) to {MAX_THREADS}, got {0}")]
+    Threads(usize),
+    /// Opening length out of range.
+    #[error("openings must be 0 to {MAX_OPENING} random actions, got {0}")]
+    Opening(u32),
+    /// The thread pool could not start.
+    #[error("thread pool: {0}")]
+    Pool(String),
+}
+
+/// One colour's results, from A's side.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct ColorStats {
+    /// Games A played with this colour.
+    pub games: u64,
+    /// A's wins.
+    pub wins: u64,
+    /// Draws.
+    pub draws: u64,
+    /// A's losses.
+    pub losses: u64,
+}
+
+/// The result of a match.
+#[derive(Clone, Debug, Serialize)]
+pub struct ArenaResult {
+    /// The rules' name.
+    pub rules: String,
+    /// Player A.
+    pub a: String,
+    /// Player B.
+    pub b: String,
+    /// Games played.
+    pub games: u64,
+    /// A's wins.
+    pub a_wins: u64,
+    /// B's wins.
+    pub b_wins: u64,
+    /// Draws.
+    pub draws: u64,
+    /// A's score, 0 to 1 (draws count half).
+    pub score: f64,
+    /// A's Elo advantage over B.
+    pub elo: f64,
+    /// Lower end of its 95% interval.
+    pub elo_low: f64,
+    /// Upper end of its 95% interval.
+    pub elo_high: f64,
+    /// A's results as White.
+    pub a_white: ColorStats,
+    /// A's results as Black.
+    pub a_black: ColorStats,
+    /// How the games ended: reason -> count.
+    pub reasons: BTreeMap<String, u64>,
+    /// Mean actions per game.
+    pub actions_per_game: f64,
+    /// Worker threads used.
+    pub threads: usize,
+    /// The master seed.
+    pub seed: u64,
+    /// Random opening actions per game.
+    pub opening_plies: u32,
+    /// Wall-clock seconds.
+    pub seconds: f64,
+    /// Games per second.
+    pub games_per_sec: f64,
+    /// Every game, in game order.
+    #[serde(skip)]
+    pub records: Vec<GameRecord>,
+}
+
+impl ArenaResult {
+    /// A's Elo with its interval.
+    pub fn elo(&self) -> Elo {
+        Elo {
+            elo: self.elo,
+            low: self.elo_low,
+            high: self.elo_high,
+        }
+    }
+}
+
+/// `count` random openings of `plies` random legal actions each, none ending
+/// the game, distinct while the rules allow (`plies = 0`: all empty).
+pub fn openings(rules: Rules, count: usize, plies: u32, seed: u64) -> Vec<Vec<Action>> {
+    let mut out = Vec::with_capacity(count);
+    let mut seen = HashSet::new();
+    let mut misses = 0;
+    let mut attempt = 0u64;
+    while out.len() < count {
+        attempt += 1;
+        let mut state = mix_seed(seed ^ 0x6f70_656e, attempt);
+        let mut pos = Position::new(rules);
+        let mut hist = KeyHistory::new(&pos);
+        let mut line = Vec::with_capacity(plies as usize);
+        for _ in 0..plies {
+            if hist.outcome(&pos).is_some() {
+                break;
+            }
+            let legal = pos.legal_actions();
+            state = mix_seed(state, 1);
+            let a = legal[(state % legal.len() as u64) as usize];
+            pos.play_unchecked(a);
+            hist.push(a, &pos);
+            line.push(a);
+        }
+        if hist.outcome(&pos).is_some() && misses < 1000 {
+            misses += 1;
+            continue;
+        }
+        if seen.insert(line.clone()) || misses >= 1000 {
+            out.push(line);
+        } else {
+            misses += 1;
+        }
+    }
+    out
+}
+
+/// One game to play.
+pub(crate) struct Job<'a> {
+    pub white: &'a PlayerSpec,
+    pub black: &'a PlayerSpec,
+    pub opening: &'a [Action],
+    pub seed: u64,
+}
+
+/// Plays one game to its end.
+pub(crate) fn play_game(
+    rules: Rules,
+    job: &Job<'_>,
+    registry: &Registry,
+    limits: &Limits,
+) -> Result<GameRecord, SpecError> {
+    let mut white = registry.build(job.white)?;
+    let mut black = registry.build(job.black)?;
+    let mut game = Game::new(rules);
+    let mut opening = 0;
+    for &a in job.opening {
+        if game.outcome().is_some() {
+            break;
+        }
+        game.play(a).expect("openings are legal");
+        opening += 1;
+    }
+    let start = *game.position();
+    let mut pos = start;
+    let mut hist = KeyHistory::new(&start);
+    let mut actions: Vec<Action> = Vec::new();
+    while hist.outcome(&pos).is_none() {
+        let p = if pos.to_act() == Color::White {
+            &mut white
+        } else {
+            &mut black
+        };
+        let seed = mix_seed(job.seed, actions.len() as u64);
+        let a = p
+            .choose(&pos, &hist, limits, seed)
+            .expect("a player returns an action while the game is on");
+        assert!(
+            pos.is_legal(a),
+            "player {} chose illegal {a} in {}",
+            p.spec(),
+            pos.fen()
+        );
+        pos.play_unchecked(a);
+        hist.push(a, &pos);
+        actions.push(a);
+    }
+    for &a in &actions {
+        game.play(a).expect("checked legal");
+    }
+    Ok(GameRecord::new(
+        &game,
+        opening,
+        &job.white.to_string(),
+        &job.black.to_string(),
+        job.seed,
+    ))
+}
+
+pub(crate) fn check_common(games: u32, threads: usize, opening: u32) -> Result<(), ArenaError> {
+    if games == 0 {
+        return Err(ArenaError::ZeroGames);
+    }
+    if threads > MAX_THREADS {
+        return Err(ArenaError::Threads(threads));
+    }
+    if opening > MAX_OPENING {
+        return Err(ArenaError::Opening(opening));
+    }
+    Ok(())
+}
+
+/// Parses a spec and builds it once, so that a bad spec fails before any game.
+pub(crate) fn validate(
+    registry: &Registry,
+    spec: &str,
+    which: &str,
+) -> Result<PlayerSpec, ArenaError> {
+    let err = |source| ArenaError::Spec {
+        which: which.to_string(),
+        source: Box::new(source),
+    };
+    let parsed: PlayerSpec = spec.parse().map_err(err)?;
+    registry.build(&parsed).map_err(err)?;
+    Ok(parsed)
+}
+
+/// Runs jobs on a pool of `threads` workers (0: one per core), results in job order.
+pub(crate) fn run_jobs(
+    rules: Rules,
+    jobs: &[Job<'_>],
+    registry: &Registry,
+    limits: &Limits,
+    threads: usize,
+) -> Result<(Vec<GameRecord>, usize), ArenaError> {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(|e| ArenaError::Pool(e.to_string()))?;
+    let used = pool.current_num_threads();
+    let records: Result<Vec<_>, SpecError> = pool.install(|| {
+        jobs.par_iter()
+            .with_max_len(1)
+            .map(|j| play_game(rules, j, registry, limits))
+            .collect()
+    });
+    let records = records.map_err(|source| ArenaError::Spec {
+        which: "spec".to_string(),
+        source: Box::new(source),
+    })?;
+    Ok((records, used))
+}
+
+/// Plays a match.
+///
+/// # Errors
+///
+/// [`ArenaError`] for a bad spec (naming the player), zero games, or a thread
+/// count or opening length out of range; nothing is played then.
+///
+/// # Panics
+///
+/// When a player returns an illegal action (a bug in that player).
+pub fn run_arena(cfg: &ArenaConfig, registry: &Registry) -> Result<ArenaResult, ArenaError> {
+    check_common(cfg.games, cfg.threads, cfg.opening_plies)?;
+    let a = validate(registry, &cfg.a, "A")?;
+    let b = validate(registry, &cfg.b, "B")?;
+    let n = cfg.games as usize;
+    let lines = openings(cfg.rules, n.div_ceil(2), cfg.opening_plies, cfg.seed);
+    let jobs: Vec<Job<'_>> = (0..n)
+        .map(|i| {
+            let a_white = i % 2 == 0;
+            Job {
+                white: if a_white { &a } else { &b },
+                black: if a_white { &b } else { &a },
+                opening: &lines[i / 2],
+                seed: mix_seed(cfg.seed, i as u64),
+            }
+        })
+        .collect();
+    let t = Instant::now();
+    let (records, threads) = run_jobs(cfg.rules, &jobs, registry, &cfg.limits, cfg.threads)?;
+    let seconds = t.elapsed().as_secs_f64();
+
+    let mut r = ArenaResult {
+        rules: cfg.rules.name(),
+        a: a.to_string(),
+        b: b.to_string(),
+        games: n as u64,
+        a_wins: 0,
+        b_wins: 0,
+        draws: 0,
+        score: 0.0,
+        elo: 0.0,
+        elo_low: 0.0,
+        elo_high: 0.0,
+        a_white: ColorStats::default(),
+        a_black: ColorStats::default(),
+        reasons: BTreeMap::new(),
+        actions_per_game: 0.0,
+        threads,
+        seed: cfg.seed,
+        opening_plies: cfg.opening_plies,
+        seconds,
+        games_per_sec: n as f64 / seconds.max(1e-9),
+        records: Vec::new(),
+    };
+    let mut actions = 0usize;
+    for (i, rec) in records.iter().enumerate() {
+        let a_white = i % 2 == 0;
+        let a_color = if a_white { "white" } else { "black" };
+        let stats = if a_white {
+            &mut r.a_white
+        } else {
+            &mut r.a_black
+        };
+        stats.games += 1;
+        if rec.winner == "none" {
+            stats.draws += 1;
+            r.draws += 1;
+        } else if rec.winner == a_color {
+            stats.wins += 1;
+            r.a_wins += 1;
+        } else {
+            stats.losses += 1;
+            r.b_wins += 1;
+        }
+        *r.reasons.entry(rec.reason.clone()).or_insert(0) += 1;
+        actions += rec.opening.len() + rec.actions.len();
+    }
+    r.actions_per_game = actions as f64 / n as f64;
+    r.score = (r.a_wins as f64 + 0.5 * r.draws as f64) / n as f64;
+    let e = elo_interval(r.a_wins, r.draws, r.b_wins);
+    (r.elo, r.elo_low, r.elo_high) = (e.elo, e.low, e.high);
+    r.records = records;
+    Ok(r)
+}

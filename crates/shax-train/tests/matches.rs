@@ -1,0 +1,139 @@
+//! Matches and ladders end to end.
+//!
+//! - `arena_*`: results, colours, records that replay, thread-count independence, errors.
+//! - `openings_*`: distinct random openings.
+//! - `ladder_*`: a small round robin and its anchor.
+
+use shax_core::{Preset, Rules};
+use shax_search::Registry;
+use shax_train::{ArenaConfig, ArenaError, LadderConfig, openings, run_arena, run_ladder};
+
+fn nmm() -> Rules {
+    Rules::preset(Preset::NineMensMorris)
+}
+
+#[test]
+fn arena_counts_add_up_and_records_replay() {
+    let cfg = ArenaConfig {
+        games: 10,
+        threads: 2,
+        seed: 7,
+        ..ArenaConfig::new(nmm(), "greedy", "random")
+    };
+    let r = run_arena(&cfg, &Registry::classic()).unwrap();
+    assert_eq!(r.games, 10);
+    assert_eq!(r.a_wins + r.b_wins + r.draws, 10);
+    assert_eq!(r.a_white.games, 5);
+    assert_eq!(r.a_black.games, 5);
+    assert_eq!(r.a_white.wins + r.a_black.wins, r.a_wins);
+    assert!((0.0..=1.0).contains(&r.score));
+    assert!(r.elo_low <= r.elo && r.elo <= r.elo_high);
+    for (i, rec) in r.records.iter().enumerate() {
+        rec.replay().unwrap();
+        assert_eq!(rec.opening.len(), 4);
+        let (w, b) = if i % 2 == 0 {
+            ("greedy", "random")
+        } else {
+            ("random", "greedy")
+        };
+        assert_eq!((rec.white.as_str(), rec.black.as_str()), (w, b));
+        // The record survives a JSON round trip.
+        let line = serde_json::to_string(rec).unwrap();
+        assert!(line.starts_with("{\"version\":1,"));
+        let back: shax_train::GameRecord = serde_json::from_str(&line).unwrap();
+        assert_eq!(&back, rec);
+    }
+    // Each opening is played once with each colour.
+    assert_eq!(r.records[0].opening, r.records[1].opening);
+    assert_ne!(r.records[0].opening, r.records[2].opening);
+}
+
+#[test]
+fn arena_results_do_not_depend_on_threads() {
+    let run = |threads| {
+        let cfg = ArenaConfig {
+            games: 6,
+            threads,
+            seed: 3,
+            ..ArenaConfig::new(Rules::default(), "mcts:sims=20", "alphabeta:depth=1")
+        };
+        run_arena(&cfg, &Registry::classic()).unwrap().records
+    };
+    assert_eq!(run(1), run(2));
+}
+
+#[test]
+fn arena_rejects_bad_input_before_playing() {
+    let reg = Registry::classic();
+    let base = ArenaConfig::new(nmm(), "random", "random");
+    let zero = ArenaConfig {
+        games: 0,
+        ..base.clone()
+    };
+    assert!(matches!(run_arena(&zero, &reg), Err(ArenaError::ZeroGames)));
+    let bad = ArenaConfig {
+        b: "alphabeta:depth=0".into(),
+        ..base.clone()
+    };
+    let e = run_arena(&bad, &reg).unwrap_err().to_string();
+    assert!(e.contains("player B") && e.contains("depth"), "{e}");
+    let unknown = ArenaConfig {
+        a: "deep-blue".into(),
+        ..base.clone()
+    };
+    assert!(
+        run_arena(&unknown, &reg)
+            .unwrap_err()
+            .to_string()
+            .contains("deep-blue")
+    );
+    let opening = ArenaConfig {
+        opening_plies: 99,
+        ..base
+    };
+    assert!(matches!(
+        run_arena(&opening, &reg),
+        Err(ArenaError::Opening(99))
+    ));
+}
+
+#[test]
+fn openings_are_distinct_and_reproducible() {
+    let a = openings(Rules::default(), 200, 4, 1);
+    assert_eq!(a, openings(Rules::default(), 200, 4, 1));
+    let set: std::collections::HashSet<_> = a.iter().collect();
+    assert_eq!(set.len(), 200);
+    assert!(a.iter().all(|o| o.len() == 4));
+    // Nothing to vary: empty openings, repeated.
+    assert!(
+        openings(Rules::default(), 3, 0, 1)
+            .iter()
+            .all(|o| o.is_empty())
+    );
+}
+
+#[test]
+fn ladder_rates_everyone_with_random_at_zero() {
+    let cfg = LadderConfig {
+        games_per_pair: 6,
+        threads: 2,
+        ..LadderConfig::new(nmm(), &["greedy", "random", "alphabeta:depth=1"])
+    };
+    let r = run_ladder(&cfg, &Registry::classic()).unwrap();
+    assert_eq!(r.anchor, "random");
+    assert_eq!(r.pairs.len(), 3);
+    assert_eq!(r.records.len(), 18);
+    let random = r.ratings.iter().find(|x| x.player == "random").unwrap();
+    assert_eq!(random.elo, 0.0);
+    assert!(
+        r.ratings
+            .iter()
+            .all(|x| x.elo.is_finite() && x.elo_low <= x.elo_high)
+    );
+    assert!(r.ratings[0].elo >= r.ratings[2].elo);
+    let few = LadderConfig::new(nmm(), &["random"]);
+    assert!(matches!(
+        run_ladder(&few, &Registry::classic()),
+        Err(ArenaError::TooFewPlayers(1))
+    ));
+}
