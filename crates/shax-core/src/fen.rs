@@ -132,6 +132,9 @@ impl Position {
     /// assert!(e.unwrap_err().to_string().contains("board"));
     /// ```
     pub fn from_fen(rules: Rules, s: &str) -> Result<Position, FenError> {
+        if let Err(e) = rules.validate() {
+            return err("rules", e.to_string());
+        }
         let fields: Vec<&str> = s.split_whitespace().collect();
         if fields.len() != 9 {
             return err(

@@ -158,7 +158,15 @@ pub struct Position {
 
 impl Position {
     /// The starting position: empty board, every piece in hand, White to act.
+    ///
+    /// # Panics
+    ///
+    /// Panics when `rules` fails [`Rules::validate`] (only possible for rules
+    /// changed by hand: [`Rules::from_toml`] and [`Rules::load`] validate).
     pub fn new(rules: Rules) -> Position {
+        if let Err(e) = rules.validate() {
+            panic!("Position::new: invalid rules: {e}");
+        }
         let mut pos = Position {
             rules,
             board: [Bitboard::EMPTY; 2],
@@ -641,6 +649,18 @@ impl Position {
                         self.endgame = self.endgame.saturating_add(1);
                     }
                     self.to_act = opp;
+                }
+            }
+        }
+        if self.rules.no_return {
+            // A restriction whose return move has become impossible is dropped,
+            // so that equal futures have equal position strings.
+            let occupied = self.occupied();
+            for c in Color::BOTH {
+                if let Some((p, q)) = self.last_move[c.index()]
+                    && (!self.board[c.index()].contains(q) || occupied.contains(p))
+                {
+                    self.last_move[c.index()] = None;
                 }
             }
         }

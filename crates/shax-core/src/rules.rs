@@ -290,6 +290,30 @@ impl Rules {
         self.flying != 0 && pieces <= self.flying as u32
     }
 
+    /// Checks every numeric option against its range in `RULES.md`.
+    ///
+    /// The fields are public for convenience; rules built or changed by hand
+    /// must pass this check before a [`Position`](crate::Position) uses them.
+    ///
+    /// # Errors
+    ///
+    /// [`RulesError::BadValue`] naming the first key out of range.
+    pub fn validate(&self) -> Result<(), RulesError> {
+        let checks: [(&'static str, u64, bool); 7] = [
+            ("pieces", self.pieces as u64, (3..=12).contains(&self.pieces)),
+            ("double_mill_removals", self.double_mill_removals as u64, (1..=2).contains(&self.double_mill_removals)),
+            ("flying", self.flying as u64, self.flying == 0 || (3..=12).contains(&self.flying)),
+            ("repetition", self.repetition as u64, self.repetition <= 999),
+            ("no_removal_limit", self.no_removal_limit as u64, self.no_removal_limit <= 99_999),
+            ("endgame_no_removal_turns", self.endgame_no_removal_turns as u64, self.endgame_no_removal_turns <= 99_999),
+            ("max_actions", self.max_actions as u64, self.max_actions <= 1_000_000_000),
+        ];
+        match checks.into_iter().find(|(_, _, ok)| !ok) {
+            Some((key, value, _)) => Err(RulesError::BadValue { key, value: value.to_string(), allowed: allowed(key) }),
+            None => Ok(()),
+        }
+    }
+
     /// The preset's name when these rules are exactly a preset, else `"<preset>+custom"`.
     pub fn name(&self) -> String {
         if *self == Rules::preset(self.preset) {
@@ -352,55 +376,70 @@ pub enum RulesError {
 #[serde(deny_unknown_fields)]
 struct RulesFile {
     preset: String,
-    pieces: Option<i64>,
-    board: Option<String>,
-    placement_lines: Option<String>,
-    full_board: Option<String>,
-    no_jare: Option<String>,
-    mill_protection: Option<bool>,
-    double_mill_removals: Option<i64>,
-    flying: Option<i64>,
-    blocked: Option<String>,
-    no_return: Option<bool>,
-    repetition: Option<i64>,
-    no_removal_limit: Option<i64>,
-    endgame_no_removal_turns: Option<i64>,
-    max_actions: Option<i64>,
+    pieces: Option<toml::Value>,
+    board: Option<toml::Value>,
+    placement_lines: Option<toml::Value>,
+    full_board: Option<toml::Value>,
+    no_jare: Option<toml::Value>,
+    mill_protection: Option<toml::Value>,
+    double_mill_removals: Option<toml::Value>,
+    flying: Option<toml::Value>,
+    blocked: Option<toml::Value>,
+    no_return: Option<toml::Value>,
+    repetition: Option<toml::Value>,
+    no_removal_limit: Option<toml::Value>,
+    endgame_no_removal_turns: Option<toml::Value>,
+    max_actions: Option<toml::Value>,
 }
 
-fn ranged(
-    key: &'static str,
-    v: i64,
-    lo: i64,
-    hi: i64,
-    allowed: &'static str,
-) -> Result<i64, RulesError> {
-    if (lo..=hi).contains(&v) {
-        Ok(v)
-    } else {
-        Err(RulesError::BadValue {
-            key,
-            value: v.to_string(),
-            allowed,
-        })
+/// A one-line TOML error that names the line and key where it has them.
+fn describe_toml_error(text: &str, e: &toml::de::Error) -> String {
+    let message = e.message().trim();
+    let Some(span) = e.span() else {
+        return message.to_string();
+    };
+    let line_no = text[..span.start.min(text.len())].matches('\n').count() + 1;
+    let line = text.lines().nth(line_no - 1).unwrap_or("");
+    match line.split_once('=') {
+        Some((key, _)) if !key.trim().is_empty() => format!("line {line_no}, key `{}`: {message}", key.trim()),
+        _ => format!("line {line_no}: {message}"),
+    }
+}
+
+/// Converts a TOML integer to the key's type, or names the key.
+fn int<T: TryFrom<i64>>(key: &'static str, v: &toml::Value) -> Result<T, RulesError> {
+    let bad = || RulesError::BadValue { key, value: v.to_string(), allowed: allowed(key) };
+    v.as_integer().and_then(|i| T::try_from(i).ok()).ok_or_else(bad)
+}
+
+fn boolean(key: &'static str, v: &toml::Value) -> Result<bool, RulesError> {
+    v.as_bool().ok_or_else(|| RulesError::BadValue { key, value: v.to_string(), allowed: "true or false" })
+}
+
+/// The allowed values of a numeric key, as error messages state them.
+fn allowed(key: &str) -> &'static str {
+    match key {
+        "pieces" => "3 to 12",
+        "double_mill_removals" => "1 or 2",
+        "flying" => "0, or 3 to 12",
+        "repetition" => "0 to 999",
+        "no_removal_limit" | "endgame_no_removal_turns" => "0 to 99999",
+        "max_actions" => "0 to 1000000000",
+        _ => "a valid value",
     }
 }
 
 fn named<T: Copy>(
     key: &'static str,
-    v: &str,
+    v: &toml::Value,
     table: &[(&str, T)],
     allowed: &'static str,
 ) -> Result<T, RulesError> {
     table
         .iter()
-        .find(|(n, _)| *n == v)
+        .find(|(n, _)| Some(*n) == v.as_str())
         .map(|(_, t)| *t)
-        .ok_or_else(|| RulesError::BadValue {
-            key,
-            value: format!("\"{v}\""),
-            allowed,
-        })
+        .ok_or_else(|| RulesError::BadValue { key, value: v.to_string(), allowed })
 }
 
 mod names {
@@ -452,8 +491,8 @@ impl RulesFile {
     fn resolve(self) -> Result<Rules, RulesError> {
         let preset: Preset = self.preset.parse()?;
         let mut r = Rules::preset(preset);
-        if let Some(v) = self.pieces {
-            r.pieces = ranged("pieces", v, 3, 12, "3 to 12")? as u8;
+        if let Some(v) = &self.pieces {
+            r.pieces = int("pieces", v)?;
         }
         if let Some(v) = &self.board {
             r.board = named("board", v, names::BOARD, "\"plain\" or \"diagonal\"")?;
@@ -482,37 +521,34 @@ impl RulesFile {
                 "\"draw\" or \"second-player-removes-first\"",
             )?;
         }
-        if let Some(v) = self.mill_protection {
-            r.mill_protection = v;
+        if let Some(v) = &self.mill_protection {
+            r.mill_protection = boolean("mill_protection", v)?;
         }
-        if let Some(v) = self.double_mill_removals {
-            r.double_mill_removals = ranged("double_mill_removals", v, 1, 2, "1 or 2")? as u8;
+        if let Some(v) = &self.double_mill_removals {
+            r.double_mill_removals = int("double_mill_removals", v)?;
         }
-        if let Some(v) = self.flying {
-            if v != 0 {
-                ranged("flying", v, 3, 12, "0, or 3 to 12")?;
-            }
-            r.flying = v as u8;
+        if let Some(v) = &self.flying {
+            r.flying = int("flying", v)?;
         }
         if let Some(v) = &self.blocked {
             r.blocked = named("blocked", v, names::BLOCKED, "\"loses\" or \"freed\"")?;
         }
-        if let Some(v) = self.no_return {
-            r.no_return = v;
+        if let Some(v) = &self.no_return {
+            r.no_return = boolean("no_return", v)?;
         }
-        if let Some(v) = self.repetition {
-            r.repetition = ranged("repetition", v, 0, 999, "0 to 999")? as u16;
+        if let Some(v) = &self.repetition {
+            r.repetition = int("repetition", v)?;
         }
-        if let Some(v) = self.no_removal_limit {
-            r.no_removal_limit = ranged("no_removal_limit", v, 0, 99_999, "0 to 99999")? as u32;
+        if let Some(v) = &self.no_removal_limit {
+            r.no_removal_limit = int("no_removal_limit", v)?;
         }
-        if let Some(v) = self.endgame_no_removal_turns {
-            r.endgame_no_removal_turns =
-                ranged("endgame_no_removal_turns", v, 0, 99_999, "0 to 99999")? as u32;
+        if let Some(v) = &self.endgame_no_removal_turns {
+            r.endgame_no_removal_turns = int("endgame_no_removal_turns", v)?;
         }
-        if let Some(v) = self.max_actions {
-            r.max_actions = ranged("max_actions", v, 0, 1_000_000_000, "0 to 1000000000")? as u32;
+        if let Some(v) = &self.max_actions {
+            r.max_actions = int("max_actions", v)?;
         }
+        r.validate()?;
         Ok(r)
     }
 }
