@@ -26,6 +26,10 @@ enum Command {
     /// Measure what this machine does.
     #[command(subcommand)]
     Bench(cmd::bench::Bench),
+    /// Play a match between two players: W/D/L per colour, score, Elo, game records.
+    Arena(cmd::arena::Args),
+    /// Round robin among players, rated by one Bradley-Terry Elo fit (random = 0).
+    Ladder(cmd::ladder::Args),
 }
 
 fn run(cli: Cli) -> anyhow::Result<()> {
@@ -33,6 +37,8 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Perft(args) => cmd::perft::run(args),
         Command::Engine => engine::run_stdio(),
         Command::Bench(b) => cmd::bench::run(b),
+        Command::Arena(args) => cmd::arena::run(args),
+        Command::Ladder(args) => cmd::ladder::run(args),
     }
 }
 

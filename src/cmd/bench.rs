@@ -11,6 +11,8 @@ use shax_core::{Depth, KeyHistory, Position, Preset, Rules, perft, play_out};
 pub enum Bench {
     /// Rules core speed: perft leaves per second and random games per second, one thread.
     Rules(RulesArgs),
+    /// Plain UCT (random rollouts) simulations per second, one thread.
+    Uct(super::bench_uct::Args),
 }
 
 #[derive(clap::Args, Debug)]
@@ -32,6 +34,7 @@ pub struct RulesArgs {
 pub fn run(b: Bench) -> anyhow::Result<()> {
     match b {
         Bench::Rules(a) => rules(a),
+        Bench::Uct(a) => super::bench_uct::run(a),
     }
 }
 

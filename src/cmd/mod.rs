@@ -1,4 +1,8 @@
 //! One module per subcommand.
 
+pub mod arena;
 pub mod bench;
+pub mod bench_uct;
+pub mod ladder;
 pub mod perft;
+pub mod players;

@@ -61,12 +61,12 @@ impl ArenaConfig {
 #[derive(Debug, thiserror::Error)]
 pub enum ArenaError {
     /// A player spec is wrong.
-    #[error("player {which}: {source}")]
+    #[error("player {which}: {error}")]
     Spec {
         /// Which player (`A`, `B`, or the spec).
         which: String,
         /// What was wrong.
-        source: Box<SpecError>,
+        error: Box<SpecError>,
     },
     /// No games asked for.
     #[error("the number of games must be at least 1")]
@@ -277,7 +277,7 @@ pub(crate) fn validate(
 ) -> Result<PlayerSpec, ArenaError> {
     let err = |source| ArenaError::Spec {
         which: which.to_string(),
-        source: Box::new(source),
+        error: Box::new(source),
     };
     let parsed: PlayerSpec = spec.parse().map_err(err)?;
     registry.build(&parsed).map_err(err)?;
@@ -305,7 +305,7 @@ pub(crate) fn run_jobs(
     });
     let records = records.map_err(|source| ArenaError::Spec {
         which: "spec".to_string(),
-        source: Box::new(source),
+        error: Box::new(source),
     })?;
     Ok((records, used))
 }

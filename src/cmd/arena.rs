@@ -1,0 +1,113 @@
+//! `shax arena`: a match between two player specs, with Elo and game records.
+
+use std::path::PathBuf;
+
+use anyhow::Context;
+use shax_core::Rules;
+use shax_train::{ArenaConfig, ArenaResult, ColorStats, run_arena, write_records};
+
+use super::players::registry;
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Rules: a preset name or a rules TOML file.
+    #[arg(long, default_value = "shax")]
+    rules: String,
+    /// Player A's spec (random, greedy, alphabeta:depth=4, alphabeta:ms=200, mcts:sims=1000, ...).
+    #[arg(long)]
+    a: String,
+    /// Player B's spec.
+    #[arg(long)]
+    b: String,
+    /// Games; each random opening is played once with each colour.
+    #[arg(long, default_value_t = 100)]
+    games: u32,
+    /// Worker threads; 0: one per core.
+    #[arg(long, default_value_t = 0)]
+    threads: usize,
+    /// Master seed: the same seed gives the same games, whatever the thread count.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Random actions that open every game (0 to 40).
+    #[arg(long, default_value_t = 4)]
+    openings: u32,
+    /// Print one JSON object instead of the report.
+    #[arg(long)]
+    json: bool,
+    /// Game records (JSON lines); default runs/arena-<seconds since 1970>.jsonl.
+    #[arg(long)]
+    out: Option<PathBuf>,
+}
+
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let rules = Rules::load(&args.rules)?;
+    let cfg = ArenaConfig {
+        games: args.games,
+        threads: args.threads,
+        seed: args.seed,
+        opening_plies: args.openings,
+        ..ArenaConfig::new(rules, &args.a, &args.b)
+    };
+    let r = run_arena(&cfg, &registry())?;
+    let out = match args.out {
+        Some(p) => p,
+        None => default_path("arena", "jsonl")?,
+    };
+    write_records(&out, &r.records).with_context(|| format!("writing {}", out.display()))?;
+    if args.json {
+        let mut v = serde_json::to_value(&r)?;
+        v["records"] = serde_json::Value::String(out.display().to_string());
+        println!("{v}");
+    } else {
+        report(&r);
+        println!("records: {}", out.display());
+    }
+    Ok(())
+}
+
+/// `runs/<what>-<seconds since 1970>.<ext>`, the folder created.
+pub fn default_path(what: &str, ext: &str) -> anyhow::Result<PathBuf> {
+    std::fs::create_dir_all("runs").context("creating runs/")?;
+    let t = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis())
+        .unwrap_or(0);
+    Ok(PathBuf::from(format!("runs/{what}-{t}.{ext}")))
+}
+
+fn line(name: &str, s: &ColorStats) {
+    println!(
+        "  {name:<11} {:>5} games   W {:>5}   D {:>5}   L {:>5}",
+        s.games, s.wins, s.draws, s.losses
+    );
+}
+
+fn report(r: &ArenaResult) {
+    println!(
+        "arena: A = {}  vs  B = {}   rules {}, {} games, {} threads, seed {}, {} random opening actions",
+        r.a, r.b, r.rules, r.games, r.threads, r.seed, r.opening_plies
+    );
+    line("A as white", &r.a_white);
+    line("A as black", &r.a_black);
+    let total = ColorStats {
+        games: r.games,
+        wins: r.a_wins,
+        draws: r.draws,
+        losses: r.b_wins,
+    };
+    line("A total", &total);
+    println!(
+        "  score of A {:.3} ({:.1}%)   Elo {:+.0}  [95%: {:+.0}, {:+.0}]",
+        r.score,
+        100.0 * r.score,
+        r.elo,
+        r.elo_low,
+        r.elo_high
+    );
+    let reasons: Vec<String> = r.reasons.iter().map(|(k, v)| format!("{k} {v}")).collect();
+    println!("  endings: {}", reasons.join(", "));
+    println!(
+        "  {:.1} actions/game, {:.2} s, {:.2} games/s",
+        r.actions_per_game, r.seconds, r.games_per_sec
+    );
+}
