@@ -9,11 +9,19 @@
 use std::io::{self, BufRead, Write};
 
 use shax_core::{Game, Position, Rules, perft};
+use shax_search::{Limits, Player, Registry, mix_seed};
 
-/// The engine's state: the rules and the current game.
+/// The player `go` uses until `setoption name Player` names another.
+const DEFAULT_PLAYER: &str = "alphabeta:depth=4";
+
+/// The engine's state: the rules, the current game and the player that `go` asks.
 pub struct Engine {
     rules: Rules,
     game: Game,
+    registry: Registry,
+    player: Box<dyn Player>,
+    /// `go` commands answered, mixed into each decision's seed.
+    searches: u64,
 }
 
 /// What the caller does after a line.
@@ -28,7 +36,9 @@ type Reply = Result<Vec<String>, String>;
 impl Engine {
     pub fn new() -> Engine {
         let rules = Rules::default();
-        Engine { rules, game: Game::new(rules) }
+        let registry = crate::cmd::players::registry();
+        let player = registry.build_str(DEFAULT_PLAYER).expect("the default player builds");
+        Engine { rules, game: Game::new(rules), registry, player, searches: 0 }
     }
 
     /// Handles one input line, returning the output lines and whether to go on.
@@ -43,13 +53,16 @@ impl Engine {
                 format!("id name shax {}", env!("CARGO_PKG_VERSION")),
                 "id author the shax developers".to_string(),
                 "option name Rules type string default shax".to_string(),
+                format!("option name Player type string default {DEFAULT_PLAYER}"),
                 "uciok".to_string(),
             ]),
             "isready" => Ok(vec!["readyok".to_string()]),
             "ucinewgame" => {
                 self.game = Game::new(self.rules);
+                self.player.reset();
                 Ok(Vec::new())
             }
+            "go" => self.go(rest),
             "setoption" => self.setoption(rest),
             "position" => self.position(rest),
             "legal" => Ok(vec![self.legal_line()]),
@@ -82,8 +95,15 @@ impl Engine {
                 self.game = Game::new(rules);
                 Ok(Vec::new())
             }
+            "player" => {
+                if value.is_empty() {
+                    return Err("setoption Player: missing value (a player spec such as alphabeta:depth=4)".to_string());
+                }
+                self.player = self.registry.build_str(&value).map_err(|e| format!("setoption Player: {e}"))?;
+                Ok(Vec::new())
+            }
             "" => Err("setoption: missing option name".to_string()),
-            _ => Err(format!("setoption: unknown option '{name}' (options: Rules)")),
+            _ => Err(format!("setoption: unknown option '{name}' (options: Rules, Player)")),
         }
     }
 
@@ -110,6 +130,46 @@ impl Engine {
         }
         self.game = game;
         Ok(Vec::new())
+    }
+
+    /// `go [depth N] [nodes N] [movetime MS]`: the player's choice for the
+    /// current position (a removal when one is owed), after an `info` line.
+    fn go(&mut self, rest: &[&str]) -> Reply {
+        let mut limits = Limits::NONE;
+        let mut words = rest.iter();
+        while let Some(&w) = words.next() {
+            let (max, what) = match w {
+                "depth" => (64, "depth"),
+                "nodes" => (1_000_000_000, "nodes"),
+                "movetime" => (3_600_000, "movetime"),
+                other => return Err(format!("go: unknown limit '{other}' (limits: depth N, nodes N, movetime MS)")),
+            };
+            let n = words
+                .next()
+                .and_then(|v| v.parse::<u64>().ok())
+                .filter(|&n| (1..=max).contains(&n))
+                .ok_or_else(|| format!("go: {what} needs a number from 1 to {max}"))?;
+            match what {
+                "depth" => limits.depth = Some(n as u32),
+                "nodes" => limits.nodes = Some(n),
+                _ => limits.movetime = Some(std::time::Duration::from_millis(n)),
+            }
+        }
+        if let Some(o) = self.game.outcome() {
+            return Err(format!("go: the game is over ({o})"));
+        }
+        self.searches += 1;
+        let seed = mix_seed(self.searches, self.game.len() as u64);
+        let action = self
+            .player
+            .choose_in_game(&self.game, &limits, seed)
+            .ok_or_else(|| "go: the player found no action".to_string())?;
+        let mut out = Vec::new();
+        if let Some(i) = self.player.info() {
+            out.push(format!("info depth {} score {} nodes {} pv {}", i.depth, i.score, i.nodes, action));
+        }
+        out.push(format!("bestmove {action}"));
+        Ok(out)
     }
 
     fn legal_line(&self) -> String {
@@ -231,6 +291,59 @@ mod tests {
             assert!(out[0].starts_with("info string error: "), "{bad}: {out:?}");
             assert_eq!(say(&mut e, "d"), before, "{bad} changed the position");
         }
+    }
+
+    #[test]
+    fn go_answers_a_legal_bestmove_with_every_player() {
+        let mut e = Engine::new();
+        for spec in ["random", "greedy", "alphabeta:depth=2", "mcts:sims=50"] {
+            assert!(say(&mut e, &format!("setoption name Player value {spec}")).is_empty());
+            for go in ["go", "go depth 2", "go nodes 100", "go movetime 20", "go depth 1 movetime 50"] {
+                let out = say(&mut e, go);
+                let best = out.last().unwrap().strip_prefix("bestmove ").expect("bestmove");
+                let legal = say(&mut e, "legal")[0].clone();
+                assert!(legal.split(' ').skip(1).any(|a| a == best), "{spec} {go}: {best}");
+            }
+        }
+    }
+
+    #[test]
+    fn go_removes_when_a_removal_is_owed() {
+        let mut e = Engine::new();
+        say(&mut e, "setoption name Rules value nine-mens-morris");
+        say(&mut e, "position startpos moves a7 a1 d7 d1 g7");
+        let out = say(&mut e, "go depth 2");
+        let best = out.last().unwrap();
+        assert!(best == "bestmove xa1" || best == "bestmove xd1", "{best}");
+    }
+
+    #[test]
+    fn go_on_a_finished_game_and_bad_specs_are_errors() {
+        let mut e = Engine::new();
+        say(&mut e, "position fen WW./.../.../....WW/.../BB./B.. w - 0,0 w -,- 0 0 30 moves g4-g7 xb2");
+        assert!(say(&mut e, "status")[0].starts_with("status over"));
+        let out = say(&mut e, "go");
+        assert_eq!(out.len(), 1);
+        assert!(out[0].starts_with("info string error: go: the game is over"), "{out:?}");
+        say(&mut e, "position startpos");
+        for bad in [
+            "setoption name Player value alphabeta:depth=0",
+            "setoption name Player value chess-engine",
+            "setoption name Player value mcts:sims=ten",
+            "setoption name Player",
+            "go depth 0",
+            "go depth",
+            "go nodes x",
+            "go wtime 100",
+        ] {
+            let out = say(&mut e, bad);
+            assert_eq!(out.len(), 1, "{bad}: {out:?}");
+            assert!(out[0].starts_with("info string error: "), "{bad}: {out:?}");
+        }
+        let err = &say(&mut e, "setoption name Player value alphabeta:depth=0")[0];
+        assert!(err.contains("depth"), "{err}");
+        // The player is unchanged by a bad spec: still the default.
+        assert!(say(&mut e, "go depth 1").last().unwrap().starts_with("bestmove "));
     }
 
     #[test]
