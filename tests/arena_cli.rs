@@ -1,0 +1,151 @@
+//! End-to-end tests of `shax arena`, `shax ladder` and `shax bench uct`:
+//! machine-readable output and exit code 2 on bad input.
+
+use std::process::Command;
+
+fn shax(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_shax"))
+        .args(args)
+        .output()
+        .expect("run shax");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn tmp(name: &str) -> String {
+    let dir = std::env::temp_dir().join(format!("shax-arena-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name).display().to_string()
+}
+
+#[test]
+fn arena_json_has_the_promised_keys_and_records_replay() {
+    let out = tmp("games.jsonl");
+    let (code, stdout, stderr) = shax(&[
+        "arena",
+        "--rules",
+        "nine-mens-morris",
+        "--a",
+        "greedy",
+        "--b",
+        "random",
+        "--games",
+        "6",
+        "--threads",
+        "2",
+        "--seed",
+        "5",
+        "--json",
+        "--out",
+        &out,
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let v: serde_json::Value = serde_json::from_str(stdout.trim()).unwrap();
+    for k in [
+        "games", "a_wins", "b_wins", "draws", "score", "elo", "elo_low", "elo_high",
+    ] {
+        assert!(v.get(k).is_some(), "missing {k} in {v}");
+    }
+    assert_eq!(v["games"], 6);
+    let lines = std::fs::read_to_string(&out).unwrap();
+    assert_eq!(lines.lines().count(), 6);
+    for l in lines.lines() {
+        let rec: shax_train::GameRecord = serde_json::from_str(l).unwrap();
+        rec.replay().unwrap();
+    }
+}
+
+#[test]
+fn bad_input_exits_2_naming_the_problem() {
+    let out = tmp("bad.jsonl");
+    for (args, needle) in [
+        (
+            vec!["arena", "--a", "alphabeta:dpth=3", "--b", "random"],
+            "dpth",
+        ),
+        (
+            vec!["arena", "--a", "random", "--b", "alphabeta:depth=100"],
+            "depth",
+        ),
+        (vec!["arena", "--a", "minimax", "--b", "random"], "minimax"),
+        (
+            vec!["arena", "--a", "random", "--b", "random", "--games", "0"],
+            "games",
+        ),
+        (
+            vec![
+                "arena", "--a", "random", "--b", "random", "--rules", "chess",
+            ],
+            "chess",
+        ),
+        (
+            vec![
+                "arena",
+                "--a",
+                "random",
+                "--b",
+                "random",
+                "--openings",
+                "41",
+            ],
+            "openings",
+        ),
+        (vec!["ladder", "--players", "random,mcts:sims=0"], "sims"),
+        (vec!["ladder", "--players", "random"], "two players"),
+        (vec!["bench", "uct", "--sims", "0"], "sims"),
+    ] {
+        let mut args = args;
+        if args[0] != "bench" {
+            args.extend(["--out", &out]);
+        }
+        let (code, _, stderr) = shax(&args);
+        assert_eq!(code, 2, "{args:?}: {stderr}");
+        assert!(stderr.contains(needle), "{args:?}: {stderr}");
+    }
+}
+
+#[test]
+fn ladder_prints_a_table_and_writes_json() {
+    let out = tmp("ladder.json");
+    let (code, stdout, stderr) = shax(&[
+        "ladder",
+        "--rules",
+        "nine-mens-morris",
+        "--players",
+        "random,greedy",
+        "--games",
+        "4",
+        "--out",
+        &out,
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stdout.contains("rank") && stdout.contains("greedy"),
+        "{stdout}"
+    );
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert_eq!(v["anchor"], "random");
+    assert_eq!(v["ratings"].as_array().unwrap().len(), 2);
+}
+
+#[test]
+fn bench_uct_json() {
+    let (code, stdout, stderr) = shax(&[
+        "bench",
+        "uct",
+        "--rules",
+        "nine-mens-morris",
+        "--sims",
+        "200",
+        "--seconds",
+        "0.2",
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert!(v["rows"][0]["sims_per_sec"].as_f64().unwrap() > 0.0);
+}
