@@ -1,0 +1,182 @@
+//! The batched Burn evaluator behind `shax_search::Evaluator`.
+//!
+//! On this machine the fastest arrangement was one worker per core, each with
+//! its own copy of the model, inference on the calling thread, batches of 16 to
+//! 64 (`shared/BURN-NOTES.md`). [`NetWeights`] is the cheap, `Send + Sync`
+//! handle to share: each worker thread calls [`NetWeights::evaluator`] once.
+
+use std::sync::Arc;
+
+use burn::module::Module;
+use burn::store::ModuleRecord;
+use burn::tensor::{Bytes, Device, Tensor, TensorData};
+use shax_core::{POLICY_SIZE, Position};
+use shax_search::Evaluator;
+
+use crate::backend::Backend;
+use crate::encoder::{FEATURES, encode_batch};
+use crate::model::{ModelConfig, PolicyValueNet};
+
+/// The default [`Evaluator::preferred_batch`] of a [`NetEvaluator`].
+pub const DEFAULT_BATCH: usize = 32;
+
+/// A network's configuration and weights (burnpack bytes), cheap to clone and
+/// to send to worker threads, each of which builds its own [`NetEvaluator`].
+#[derive(Clone, Debug)]
+pub struct NetWeights {
+    config: ModelConfig,
+    bytes: Arc<[u8]>,
+}
+
+/// Weights that do not fit their configuration, or could not be serialised.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("network weights: {0}")]
+pub struct WeightsError(pub String);
+
+impl NetWeights {
+    /// Takes the weights of `net` (built from `config`, on any device).
+    ///
+    /// # Errors
+    ///
+    /// [`WeightsError`] when Burn cannot serialise the record.
+    pub fn from_net(config: &ModelConfig, net: PolicyValueNet) -> Result<NetWeights, WeightsError> {
+        let bytes = net
+            .into_record()
+            .into_bytes()
+            .map_err(|e| WeightsError(e.to_string()))?;
+        Ok(NetWeights {
+            config: config.clone(),
+            bytes: Arc::from(&bytes[..]),
+        })
+    }
+
+    /// The network's configuration.
+    pub fn config(&self) -> &ModelConfig {
+        &self.config
+    }
+
+    /// The weights as burnpack bytes.
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+
+    /// Builds the network on `device` (plain or autodiff) with these weights.
+    ///
+    /// # Errors
+    ///
+    /// [`WeightsError`] when the bytes are not a burnpack record of this
+    /// configuration's network.
+    pub fn net(&self, device: &Device) -> Result<PolicyValueNet, WeightsError> {
+        self.config
+            .validate()
+            .map_err(|e| WeightsError(e.to_string()))?;
+        let record = ModuleRecord::from_bytes(Bytes::from_bytes_vec(self.bytes.to_vec()))
+            .map_err(|e| WeightsError(e.to_string()))?;
+        self.config
+            .init(device)
+            .try_load_record(record)
+            .map_err(|e| WeightsError(e.to_string()))
+    }
+
+    /// An evaluator on the CPU backend, for the calling thread.
+    ///
+    /// # Errors
+    ///
+    /// As [`NetWeights::net`].
+    pub fn evaluator(&self) -> Result<NetEvaluator, WeightsError> {
+        self.evaluator_on(Backend::Cpu)
+    }
+
+    /// An evaluator on `backend`.
+    ///
+    /// # Errors
+    ///
+    /// As [`NetWeights::net`].
+    pub fn evaluator_on(&self, backend: Backend) -> Result<NetEvaluator, WeightsError> {
+        let device = backend.device();
+        let net = self.net(&device)?;
+        Ok(NetEvaluator::new(net, device))
+    }
+}
+
+/// The network as an [`Evaluator`]: encodes a batch, runs one forward pass,
+/// copies the logits and values out.
+///
+/// # Examples
+///
+/// ```
+/// use shax_core::{POLICY_SIZE, Position, Rules};
+/// use shax_nn::{Backend, ModelConfig, NetEvaluator};
+/// use shax_search::Evaluator;
+///
+/// let device = Backend::Cpu.device();
+/// let net = ModelConfig::new().with_hidden(32).with_blocks(1).init(&device);
+/// let mut eval = NetEvaluator::new(net, device);
+/// let positions = [Position::new(Rules::default()); 3];
+/// let mut logits = vec![0.0; 3 * POLICY_SIZE];
+/// let mut values = [0.0; 3];
+/// eval.evaluate(&positions, &mut logits, &mut values);
+/// assert!(values.iter().all(|v| (-1.0..=1.0).contains(v)));
+/// ```
+#[derive(Debug)]
+pub struct NetEvaluator {
+    net: PolicyValueNet,
+    device: Device,
+    input: Vec<f32>,
+    preferred_batch: usize,
+}
+
+impl NetEvaluator {
+    /// Wraps an inference network living on `device`.
+    pub fn new(net: PolicyValueNet, device: Device) -> NetEvaluator {
+        NetEvaluator {
+            net,
+            device,
+            input: Vec::new(),
+            preferred_batch: DEFAULT_BATCH,
+        }
+    }
+
+    /// Sets the batch size reported by [`Evaluator::preferred_batch`] (at least 1).
+    #[must_use]
+    pub fn with_preferred_batch(mut self, batch: usize) -> NetEvaluator {
+        self.preferred_batch = batch.max(1);
+        self
+    }
+
+    /// The network.
+    pub fn net(&self) -> &PolicyValueNet {
+        &self.net
+    }
+}
+
+impl Evaluator for NetEvaluator {
+    /// # Panics
+    ///
+    /// Panics when the buffers' lengths do not fit `positions` (the trait's
+    /// contract), or if the backend fails to read its own output back.
+    fn evaluate(&mut self, positions: &[Position], logits: &mut [f32], values: &mut [f32]) {
+        let n = positions.len();
+        assert_eq!(logits.len(), n * POLICY_SIZE, "logits buffer size");
+        assert_eq!(values.len(), n, "values buffer size");
+        if n == 0 {
+            return;
+        }
+        encode_batch(positions, &mut self.input);
+        let data = TensorData::new(self.input.clone(), [n, FEATURES]);
+        let x = Tensor::<2>::from_data(data, &self.device); // [n, FEATURES]
+        let (p, v) = self.net.forward(x); // [n, POLICY_SIZE], [n, 1]
+        let p = p
+            .try_into_vec_as::<f32>()
+            .expect("reading the policy logits");
+        let v = v.try_into_vec_as::<f32>().expect("reading the values");
+        logits.copy_from_slice(&p);
+        for (out, v) in values.iter_mut().zip(v) {
+            *out = v.clamp(-1.0, 1.0);
+        }
+    }
+
+    fn preferred_batch(&self) -> usize {
+        self.preferred_batch
+    }
+}

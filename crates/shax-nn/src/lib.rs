@@ -1,0 +1,55 @@
+//! The neural network of the mill games, on Burn 0.22: the position encoder,
+//! the policy/value network, a batched [`shax_search::Evaluator`] and checkpoints.
+//!
+//! - [`encode`] / [`encode_batch`]: a position as [`FEATURES`] floats from the
+//!   view of the player to act; versioned by [`ENCODER_VERSION`].
+//! - [`ModelConfig`] -> [`PolicyValueNet`]: a residual MLP, raw policy logits
+//!   over [`shax_core::POLICY_SIZE`] and a value in `[-1, 1]`.
+//! - [`NetWeights`] (cheap to clone, `Send + Sync`) -> one [`NetEvaluator`] per
+//!   worker thread, inference on the calling thread.
+//! - [`save_checkpoint`], [`load_checkpoint`], [`init_checkpoint`]: the record
+//!   plus a metadata file checked on load.
+//! - [`Backend`]: the one place the Burn backend is chosen (CPU `flex` by
+//!   default, `wgpu` behind the cargo feature of that name).
+//! - [`bench_nn`]: evaluations per second against the matmul peak.
+//!
+//! # Examples
+//!
+//! ```
+//! use shax_core::{POLICY_SIZE, Position, Rules};
+//! use shax_nn::{Backend, ModelConfig, NetWeights};
+//! use shax_search::Evaluator;
+//!
+//! let config = ModelConfig::new().with_hidden(32).with_blocks(1);
+//! let net = config.init(&Backend::Cpu.device());
+//! let weights = NetWeights::from_net(&config, net).unwrap();
+//! // On each worker thread:
+//! let mut eval = weights.evaluator().unwrap();
+//! let mut logits = vec![0.0; POLICY_SIZE];
+//! let mut value = [0.0];
+//! eval.evaluate(&[Position::new(Rules::default())], &mut logits, &mut value);
+//! assert!((-1.0..=1.0).contains(&value[0]));
+//! ```
+
+mod backend;
+mod bench;
+mod checkpoint;
+mod encoder;
+mod evaluator;
+mod model;
+
+pub use backend::{Backend, UnknownBackend};
+pub use bench::{BatchFigures, BenchError, DEFAULT_BENCH_BATCHES, NnBenchReport, bench_nn};
+pub use checkpoint::{
+    Checkpoint, CheckpointError, CheckpointMeta, FORMAT_VERSION, init_checkpoint, load_checkpoint,
+    load_metadata, metadata_path, save_checkpoint,
+};
+pub use encoder::{ENCODER_VERSION, FEATURES, PLANES, encode, encode_batch};
+pub use evaluator::{DEFAULT_BATCH, NetEvaluator, NetWeights, WeightsError};
+pub use model::{
+    MAX_BLOCKS, MAX_WIDTH, ModelConfig, ModelConfigError, PolicyValueNet, ResidualBlock,
+    alphazero_loss,
+};
+
+/// Burn, as this crate uses it (so callers name the same `Device`, `Tensor`, `Module`).
+pub use burn;

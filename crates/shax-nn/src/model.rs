@@ -1,0 +1,277 @@
+//! The policy/value network: a residual MLP over the encoder's features.
+//!
+//! ```text
+//! input [B, FEATURES] -> Linear -> ReLU                     trunk [B, H]
+//! block (x blocks):  h = ReLU(LN(Linear(x))); h = LN(Linear(h)); x = ReLU(x + h)
+//! policy head: Linear(H, POLICY_SIZE)                       logits [B, 600]
+//! value head:  Linear(H, V) -> ReLU -> Linear(V, 1) -> tanh value [B, 1]
+//! ```
+//!
+//! The logits are raw: search masks them to the legal actions.
+
+use burn::config::Config;
+use burn::module::Module;
+use burn::nn::{LayerNorm, LayerNormConfig, Linear, LinearConfig};
+use burn::tensor::activation::{log_softmax, relu};
+use burn::tensor::{Device, Tensor};
+use serde::Deserialize;
+use shax_core::POLICY_SIZE;
+
+use crate::encoder::FEATURES;
+
+/// Largest accepted `hidden` and `value_hidden`.
+pub const MAX_WIDTH: usize = 4096;
+/// Largest accepted `blocks`.
+pub const MAX_BLOCKS: usize = 64;
+
+/// The network's shape. Build one with [`ModelConfig::new`] (the measured
+/// default for this machine), the `with_*` setters, or [`ModelConfig::from_toml`].
+///
+/// # Examples
+///
+/// ```
+/// use shax_nn::ModelConfig;
+/// use shax_nn::burn::module::Module;
+///
+/// let config = ModelConfig::new().with_hidden(64).with_blocks(1);
+/// assert!(config.validate().is_ok());
+/// let net = config.init(&shax_nn::Backend::Cpu.device());
+/// assert_eq!(net.num_params(), config.num_params());
+/// ```
+#[derive(Config, Debug, PartialEq, Eq)]
+pub struct ModelConfig {
+    /// Width of the residual trunk (features per position after the input layer).
+    #[config(default = 128)]
+    pub hidden: usize,
+    /// Number of residual blocks (two linear layers each); 0 gives a one-layer trunk.
+    #[config(default = 2)]
+    pub blocks: usize,
+    /// Width of the value head's hidden layer.
+    #[config(default = 64)]
+    pub value_hidden: usize,
+    /// Layer normalisation after each linear layer of a block.
+    #[config(default = true)]
+    pub layer_norm: bool,
+}
+
+/// A problem with a model configuration, naming the key.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ModelConfigError {
+    /// The TOML is malformed or has an unknown key or a value of the wrong type.
+    #[error("model config: {0}")]
+    Toml(String),
+    /// A value is out of range.
+    #[error("model config: {key} = {value} is out of range ({range})")]
+    OutOfRange {
+        /// The key.
+        key: &'static str,
+        /// The value given.
+        value: usize,
+        /// The accepted range.
+        range: &'static str,
+    },
+}
+
+/// Every key optional; the rest comes from the default.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ModelFile {
+    hidden: Option<usize>,
+    blocks: Option<usize>,
+    value_hidden: Option<usize>,
+    layer_norm: Option<bool>,
+}
+
+impl Default for ModelConfig {
+    fn default() -> Self {
+        ModelConfig::new()
+    }
+}
+
+impl ModelConfig {
+    /// Reads a model file: any of the keys `hidden`, `blocks`, `value_hidden`,
+    /// `layer_norm`; the others keep their defaults.
+    ///
+    /// # Errors
+    ///
+    /// [`ModelConfigError::Toml`] naming the key for malformed TOML, an unknown
+    /// key or a wrong type; [`ModelConfigError::OutOfRange`] from [`ModelConfig::validate`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use shax_nn::ModelConfig;
+    ///
+    /// let c = ModelConfig::from_toml("hidden = 256\nblocks = 4\n").unwrap();
+    /// assert_eq!((c.hidden, c.blocks, c.value_hidden), (256, 4, 64));
+    /// assert!(ModelConfig::from_toml("hiden = 3").unwrap_err().to_string().contains("hiden"));
+    /// assert!(ModelConfig::from_toml("hidden = 0").unwrap_err().to_string().contains("hidden"));
+    /// ```
+    pub fn from_toml(text: &str) -> Result<ModelConfig, ModelConfigError> {
+        let file: ModelFile = toml::from_str(text)
+            .map_err(|e| ModelConfigError::Toml(e.message().trim().to_string()))?;
+        let d = ModelConfig::new();
+        let config = ModelConfig {
+            hidden: file.hidden.unwrap_or(d.hidden),
+            blocks: file.blocks.unwrap_or(d.blocks),
+            value_hidden: file.value_hidden.unwrap_or(d.value_hidden),
+            layer_norm: file.layer_norm.unwrap_or(d.layer_norm),
+        };
+        config.validate()?;
+        Ok(config)
+    }
+
+    /// The resolved configuration as TOML that [`ModelConfig::from_toml`] reads
+    /// back to the same value: every key.
+    pub fn to_toml(&self) -> String {
+        format!(
+            "hidden = {}\nblocks = {}\nvalue_hidden = {}\nlayer_norm = {}\n",
+            self.hidden, self.blocks, self.value_hidden, self.layer_norm
+        )
+    }
+
+    /// Checks every value's range.
+    ///
+    /// # Errors
+    ///
+    /// [`ModelConfigError::OutOfRange`] naming the first key out of range.
+    pub fn validate(&self) -> Result<(), ModelConfigError> {
+        let check = |key, value: usize, lo: usize, hi: usize, range| {
+            if (lo..=hi).contains(&value) {
+                Ok(())
+            } else {
+                Err(ModelConfigError::OutOfRange { key, value, range })
+            }
+        };
+        check("hidden", self.hidden, 1, MAX_WIDTH, "1 to 4096")?;
+        check("blocks", self.blocks, 0, MAX_BLOCKS, "0 to 64")?;
+        check("value_hidden", self.value_hidden, 1, MAX_WIDTH, "1 to 4096")
+    }
+
+    /// Number of parameters of the network this config builds.
+    pub fn num_params(&self) -> usize {
+        let (h, v) = (self.hidden, self.value_hidden);
+        let linear = |i: usize, o: usize| i * o + o;
+        let norm = if self.layer_norm { 2 * h } else { 0 };
+        linear(FEATURES, h)
+            + self.blocks * 2 * (linear(h, h) + norm)
+            + linear(h, POLICY_SIZE)
+            + linear(h, v)
+            + linear(v, 1)
+    }
+
+    /// Floating-point operations of one evaluation (a multiply-add counts two;
+    /// matrix products only, the elementwise steps are a few percent more).
+    pub fn flops_per_eval(&self) -> usize {
+        let (h, v) = (self.hidden, self.value_hidden);
+        2 * (FEATURES * h + self.blocks * 2 * h * h + h * POLICY_SIZE + h * v + v)
+    }
+
+    /// A freshly initialised network on `device` (plain or autodiff).
+    ///
+    /// # Panics
+    ///
+    /// Panics when the config is out of range; call [`ModelConfig::validate`]
+    /// first on a config that did not come from [`ModelConfig::from_toml`].
+    pub fn init(&self, device: &Device) -> PolicyValueNet {
+        if let Err(e) = self.validate() {
+            panic!("{e}");
+        }
+        let h = self.hidden;
+        let norm = |on: bool| on.then(|| LayerNormConfig::new(h).init(device));
+        let blocks = (0..self.blocks)
+            .map(|_| ResidualBlock {
+                fc1: LinearConfig::new(h, h).init(device),
+                norm1: norm(self.layer_norm),
+                fc2: LinearConfig::new(h, h).init(device),
+                norm2: norm(self.layer_norm),
+            })
+            .collect();
+        PolicyValueNet {
+            input: LinearConfig::new(FEATURES, h).init(device),
+            blocks,
+            policy: LinearConfig::new(h, POLICY_SIZE).init(device),
+            value_hidden: LinearConfig::new(h, self.value_hidden).init(device),
+            value_out: LinearConfig::new(self.value_hidden, 1).init(device),
+        }
+    }
+}
+
+/// One residual block: two linear layers, each optionally layer-normalised.
+#[derive(Module, Debug)]
+pub struct ResidualBlock {
+    fc1: Linear,
+    norm1: Option<LayerNorm>,
+    fc2: Linear,
+    norm2: Option<LayerNorm>,
+}
+
+impl ResidualBlock {
+    fn forward(&self, x: Tensor<2>) -> Tensor<2> {
+        let h = self.fc1.forward(x.clone()); // [B, H]
+        let h = match &self.norm1 {
+            Some(n) => n.forward(h), // [B, H]
+            None => h,
+        };
+        let h = relu(h); // [B, H]
+        let h = self.fc2.forward(h); // [B, H]
+        let h = match &self.norm2 {
+            Some(n) => n.forward(h), // [B, H]
+            None => h,
+        };
+        relu(x + h) // [B, H]
+    }
+}
+
+/// The policy/value network built by [`ModelConfig::init`].
+///
+/// A Burn [`Module`]: on a plain device for inference, on an autodiff device
+/// (`Backend::Cpu.training_device()`) for training; [`Module::valid`] gives the
+/// inference copy of a trained network.
+#[derive(Module, Debug)]
+pub struct PolicyValueNet {
+    input: Linear,
+    blocks: Vec<ResidualBlock>,
+    policy: Linear,
+    value_hidden: Linear,
+    value_out: Linear,
+}
+
+impl PolicyValueNet {
+    /// Runs the network on encoded positions `[B, FEATURES]`; returns the raw
+    /// policy logits `[B, POLICY_SIZE]` and the values `[B, 1]` in `[-1, 1]`,
+    /// for the player to act.
+    ///
+    /// # Panics
+    ///
+    /// Panics when the input's second dimension is not [`FEATURES`].
+    pub fn forward(&self, input: Tensor<2>) -> (Tensor<2>, Tensor<2>) {
+        let mut x = relu(self.input.forward(input)); // [B, FEATURES] -> [B, H]
+        for block in &self.blocks {
+            x = block.forward(x); // [B, H]
+        }
+        let logits = self.policy.forward(x.clone()); // [B, POLICY_SIZE]
+        let v = relu(self.value_hidden.forward(x)); // [B, V]
+        let value = self.value_out.forward(v).tanh(); // [B, 1]
+        (logits, value)
+    }
+}
+
+/// The AlphaZero loss of a batch, averaged over it: policy cross-entropy
+/// against a target distribution plus the value's mean squared error.
+///
+/// Shapes: `logits` and `target_policy` `[B, POLICY_SIZE]` (each target row
+/// sums to 1, zero on illegal actions), `value` and `target_value` `[B, 1]`.
+/// Returns `[1]`.
+pub fn alphazero_loss(
+    logits: Tensor<2>,
+    value: Tensor<2>,
+    target_policy: Tensor<2>,
+    target_value: Tensor<2>,
+) -> Tensor<1> {
+    let log_p = log_softmax(logits, 1); // [B, POLICY_SIZE]
+    let policy = (target_policy * log_p).sum_dim(1).neg().mean(); // [B, 1] -> [1]
+    let diff = value - target_value; // [B, 1]
+    let value = (diff.clone() * diff).mean(); // [1]
+    policy + value // [1]
+}
