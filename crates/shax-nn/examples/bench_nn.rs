@@ -1,4 +1,5 @@
-//! Prints `bench_nn` for a network shape: `bench_nn [hidden] [blocks] [seconds] [--json]`.
+//! Prints `bench_nn` for a network shape:
+//! `bench_nn [hidden] [blocks] [seconds] [--no-norm] [--json]`.
 //! What `shax bench nn` shows, without the CLI; used to choose the default shape.
 
 fn main() {
@@ -12,6 +13,7 @@ fn main() {
     if let Some(&b) = nums.get(1) {
         config.blocks = b as usize;
     }
+    config.layer_norm = !args.iter().any(|a| a == "--no-norm");
     let seconds = nums.get(2).copied().unwrap_or(1.0);
     match shax_nn::bench_nn(&config, &shax_nn::DEFAULT_BENCH_BATCHES, seconds) {
         Ok(report) if json => println!("{}", serde_json::to_string_pretty(&report).unwrap()),

@@ -18,7 +18,7 @@ use crate::encoder::{FEATURES, encode_batch};
 use crate::model::{ModelConfig, PolicyValueNet};
 
 /// The default [`Evaluator::preferred_batch`] of a [`NetEvaluator`].
-pub const DEFAULT_BATCH: usize = 32;
+pub const DEFAULT_BATCH: usize = 64;
 
 /// A network's configuration and weights (burnpack bytes), cheap to clone and
 /// to send to worker threads, each of which builds its own [`NetEvaluator`].

@@ -8,6 +8,28 @@
 //! ```
 //!
 //! The logits are raw: search masks them to the legal actions.
+//!
+//! # The default size, measured
+//!
+//! `bench_nn` on the 2-core development machine (AVX-512, one core pinned with
+//! `taskset`, other builds running; one-core 1024^3 matmul peak 246 GFLOP/s),
+//! evaluations per second on one thread:
+//!
+//! | hidden x blocks (layer norm) | params | MFLOP/eval | batch 1 | 8 | 64 | 256 |
+//! |---|---|---|---|---|---|---|
+//! | 128 x 2 | 186k | 0.37 | 52k | 225k | 432k | 492k |
+//! | **128 x 3 (default)** | 219k | 0.43 | 43k | 181k | 377k | 427k |
+//! | 128 x 3, no layer norm | 218k | 0.43 | 49k | 215k | 404k | 448k |
+//! | 128 x 4 | 253k | 0.50 | 38k | 165k | 330k | (noisy) |
+//! | 192 x 3 | 402k | 0.80 | 24k | 119k | 227k | 251k |
+//! | 256 x 2 | 502k | 1.00 | 27k | 113k | 195k | 210k |
+//! | 256 x 4 | 767k | 1.52 | 18k | 77k | 126k | 138k |
+//!
+//! Self-play on two cores is bound by evaluations, so the default is the
+//! smallest trunk with some depth: 128 wide, 3 blocks, layer norm on (it costs
+//! 7 to 15% and keeps a deeper trunk trainable); about 65% of the one-core
+//! matmul peak at batch 64. Strength was not measured (there is no trainer
+//! yet): revisit once training runs can compare sizes.
 
 use burn::config::Config;
 use burn::module::Module;
@@ -44,7 +66,7 @@ pub struct ModelConfig {
     #[config(default = 128)]
     pub hidden: usize,
     /// Number of residual blocks (two linear layers each); 0 gives a one-layer trunk.
-    #[config(default = 2)]
+    #[config(default = 3)]
     pub blocks: usize,
     /// Width of the value head's hidden layer.
     #[config(default = 64)]
@@ -104,6 +126,7 @@ impl ModelConfig {
     ///
     /// let c = ModelConfig::from_toml("hidden = 256\nblocks = 4\n").unwrap();
     /// assert_eq!((c.hidden, c.blocks, c.value_hidden), (256, 4, 64));
+    /// assert_eq!(ModelConfig::from_toml("").unwrap(), ModelConfig::new());
     /// assert!(ModelConfig::from_toml("hiden = 3").unwrap_err().to_string().contains("hiden"));
     /// assert!(ModelConfig::from_toml("hidden = 0").unwrap_err().to_string().contains("hidden"));
     /// ```
@@ -274,4 +297,65 @@ pub fn alphazero_loss(
     let diff = value - target_value; // [B, 1]
     let value = (diff.clone() * diff).mean(); // [1]
     policy + value // [1]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Backend;
+
+    #[test]
+    fn toml_round_trips_and_names_bad_keys() {
+        let c = ModelConfig::new()
+            .with_hidden(48)
+            .with_blocks(0)
+            .with_value_hidden(5)
+            .with_layer_norm(false);
+        assert_eq!(ModelConfig::from_toml(&c.to_toml()).unwrap(), c);
+        let err = ModelConfig::from_toml("blocks = 65").unwrap_err();
+        assert_eq!(
+            err,
+            ModelConfigError::OutOfRange {
+                key: "blocks",
+                value: 65,
+                range: "0 to 64"
+            }
+        );
+        let err = ModelConfig::from_toml("layer_norm = 3").unwrap_err();
+        assert!(matches!(err, ModelConfigError::Toml(_)), "{err}");
+        assert!(ModelConfig::from_toml("value_hidden = -1").is_err());
+    }
+
+    #[test]
+    fn counted_params_match_the_built_network() {
+        let device = Backend::Cpu.device();
+        for c in [
+            ModelConfig::new().with_hidden(8).with_blocks(0),
+            ModelConfig::new()
+                .with_hidden(8)
+                .with_blocks(2)
+                .with_layer_norm(false),
+            ModelConfig::new()
+                .with_hidden(12)
+                .with_blocks(1)
+                .with_value_hidden(3),
+        ] {
+            assert_eq!(c.init(&device).num_params(), c.num_params(), "{c:?}");
+        }
+    }
+
+    #[test]
+    fn forward_shapes_and_value_range() {
+        let device = Backend::Cpu.device();
+        let net = ModelConfig::new()
+            .with_hidden(8)
+            .with_blocks(1)
+            .init(&device);
+        let x = Tensor::<2>::ones([5, FEATURES], &device) * 3.0; // [5, FEATURES]
+        let (logits, value) = net.forward(x);
+        assert_eq!(logits.dims(), [5, POLICY_SIZE]);
+        assert_eq!(value.dims(), [5, 1]);
+        let v = value.try_into_vec_as::<f32>().unwrap();
+        assert!(v.iter().all(|v| (-1.0..=1.0).contains(v)));
+    }
 }
