@@ -34,12 +34,16 @@ fn bench_perft(c: &mut Criterion) {
         let leaves = perft(&pos, 5, Depth::Plies);
         assert_eq!(plain_perft(&pos, 5), leaves);
         g.throughput(Throughput::Elements(leaves));
-        g.bench_with_input(BenchmarkId::new(format!("{}/table", preset.name()), 5), &pos, |b, pos| {
-            b.iter(|| perft(pos, 5, Depth::Plies))
-        });
-        g.bench_with_input(BenchmarkId::new(format!("{}/plain", preset.name()), 5), &pos, |b, pos| {
-            b.iter(|| plain_perft(pos, 5))
-        });
+        g.bench_with_input(
+            BenchmarkId::new(format!("{}/table", preset.name()), 5),
+            &pos,
+            |b, pos| b.iter(|| perft(pos, 5, Depth::Plies)),
+        );
+        g.bench_with_input(
+            BenchmarkId::new(format!("{}/plain", preset.name()), 5),
+            &pos,
+            |b, pos| b.iter(|| plain_perft(pos, 5)),
+        );
     }
     g.finish();
 }
@@ -90,7 +94,11 @@ fn bench_playout(c: &mut Criterion) {
         let mut rng = SmallRng::seed_from_u64(1);
         let mut history = KeyHistory::new(&start);
         g.bench_function(preset.name(), |b| {
-            b.iter(|| play_out(&start, &mut history, |_, legal| legal[rng.random_range(0..legal.len())]))
+            b.iter(|| {
+                play_out(&start, &mut history, |_, legal| {
+                    legal[rng.random_range(0..legal.len())]
+                })
+            })
         });
     }
     g.finish();

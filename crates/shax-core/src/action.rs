@@ -235,12 +235,13 @@ mod tests {
     #[test]
     fn policy_index_is_a_bijection() {
         let mut seen = vec![false; POLICY_SIZE];
-        for i in 0..POLICY_SIZE {
+        for (i, slot) in seen.iter_mut().enumerate() {
             let a = Action::from_policy_index(i).unwrap();
             assert_eq!(a.policy_index(), i);
-            assert!(!seen[i]);
-            seen[i] = true;
+            assert!(!*slot);
+            *slot = true;
         }
+        assert!(seen.iter().all(|&s| s));
         assert_eq!(Action::from_policy_index(POLICY_SIZE), None);
         assert_eq!(POLICY_SIZE, 600);
     }

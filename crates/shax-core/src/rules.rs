@@ -216,7 +216,7 @@ impl Rules {
     /// `preset` is missing or unknown, or a value is out of range.
     pub fn from_toml(text: &str) -> Result<Rules, RulesError> {
         let file: RulesFile =
-            toml::from_str(text).map_err(|e| RulesError::Toml(e.message().trim().to_string()))?;
+            toml::from_str(text).map_err(|e| RulesError::Toml(describe_toml_error(text, &e)))?;
         file.resolve()
     }
 
@@ -236,7 +236,7 @@ impl Rules {
         match std::fs::read_to_string(spec) {
             Ok(text) => Rules::from_toml(&text).map_err(|e| RulesError::InFile {
                 path: spec.to_string(),
-                source: Box::new(e),
+                inner: Box::new(e),
             }),
             Err(e) if looks_like_path => Err(RulesError::Io {
                 path: spec.to_string(),
@@ -300,16 +300,44 @@ impl Rules {
     /// [`RulesError::BadValue`] naming the first key out of range.
     pub fn validate(&self) -> Result<(), RulesError> {
         let checks: [(&'static str, u64, bool); 7] = [
-            ("pieces", self.pieces as u64, (3..=12).contains(&self.pieces)),
-            ("double_mill_removals", self.double_mill_removals as u64, (1..=2).contains(&self.double_mill_removals)),
-            ("flying", self.flying as u64, self.flying == 0 || (3..=12).contains(&self.flying)),
+            (
+                "pieces",
+                self.pieces as u64,
+                (3..=12).contains(&self.pieces),
+            ),
+            (
+                "double_mill_removals",
+                self.double_mill_removals as u64,
+                (1..=2).contains(&self.double_mill_removals),
+            ),
+            (
+                "flying",
+                self.flying as u64,
+                self.flying == 0 || (3..=12).contains(&self.flying),
+            ),
             ("repetition", self.repetition as u64, self.repetition <= 999),
-            ("no_removal_limit", self.no_removal_limit as u64, self.no_removal_limit <= 99_999),
-            ("endgame_no_removal_turns", self.endgame_no_removal_turns as u64, self.endgame_no_removal_turns <= 99_999),
-            ("max_actions", self.max_actions as u64, self.max_actions <= 1_000_000_000),
+            (
+                "no_removal_limit",
+                self.no_removal_limit as u64,
+                self.no_removal_limit <= 99_999,
+            ),
+            (
+                "endgame_no_removal_turns",
+                self.endgame_no_removal_turns as u64,
+                self.endgame_no_removal_turns <= 99_999,
+            ),
+            (
+                "max_actions",
+                self.max_actions as u64,
+                self.max_actions <= 1_000_000_000,
+            ),
         ];
         match checks.into_iter().find(|(_, _, ok)| !ok) {
-            Some((key, value, _)) => Err(RulesError::BadValue { key, value: value.to_string(), allowed: allowed(key) }),
+            Some((key, value, _)) => Err(RulesError::BadValue {
+                key,
+                value: value.to_string(),
+                allowed: allowed(key),
+            }),
             None => Ok(()),
         }
     }
@@ -363,12 +391,12 @@ pub enum RulesError {
         message: String,
     },
     /// An error inside a named rules file.
-    #[error("{path}: {source}")]
+    #[error("{path}: {inner}")]
     InFile {
         /// The path as given.
         path: String,
         /// What was wrong in it.
-        source: Box<RulesError>,
+        inner: Box<RulesError>,
     },
 }
 
@@ -394,26 +422,39 @@ struct RulesFile {
 
 /// A one-line TOML error that names the line and key where it has them.
 fn describe_toml_error(text: &str, e: &toml::de::Error) -> String {
-    let message = e.message().trim();
+    let message = e.message().trim().replace('\n', "; ");
+    let message = message.as_str();
     let Some(span) = e.span() else {
         return message.to_string();
     };
     let line_no = text[..span.start.min(text.len())].matches('\n').count() + 1;
     let line = text.lines().nth(line_no - 1).unwrap_or("");
     match line.split_once('=') {
-        Some((key, _)) if !key.trim().is_empty() => format!("line {line_no}, key `{}`: {message}", key.trim()),
+        Some((key, _)) if !key.trim().is_empty() => {
+            format!("line {line_no}, key `{}`: {message}", key.trim())
+        }
         _ => format!("line {line_no}: {message}"),
     }
 }
 
 /// Converts a TOML integer to the key's type, or names the key.
 fn int<T: TryFrom<i64>>(key: &'static str, v: &toml::Value) -> Result<T, RulesError> {
-    let bad = || RulesError::BadValue { key, value: v.to_string(), allowed: allowed(key) };
-    v.as_integer().and_then(|i| T::try_from(i).ok()).ok_or_else(bad)
+    let bad = || RulesError::BadValue {
+        key,
+        value: v.to_string(),
+        allowed: allowed(key),
+    };
+    v.as_integer()
+        .and_then(|i| T::try_from(i).ok())
+        .ok_or_else(bad)
 }
 
 fn boolean(key: &'static str, v: &toml::Value) -> Result<bool, RulesError> {
-    v.as_bool().ok_or_else(|| RulesError::BadValue { key, value: v.to_string(), allowed: "true or false" })
+    v.as_bool().ok_or_else(|| RulesError::BadValue {
+        key,
+        value: v.to_string(),
+        allowed: "true or false",
+    })
 }
 
 /// The allowed values of a numeric key, as error messages state them.
@@ -439,7 +480,11 @@ fn named<T: Copy>(
         .iter()
         .find(|(n, _)| Some(*n) == v.as_str())
         .map(|(_, t)| *t)
-        .ok_or_else(|| RulesError::BadValue { key, value: v.to_string(), allowed })
+        .ok_or_else(|| RulesError::BadValue {
+            key,
+            value: v.to_string(),
+            allowed,
+        })
 }
 
 mod names {

@@ -5,8 +5,8 @@ use proptest::prelude::*;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use shax_core::{
-    Action, Blocked, BoardKind, Color, FullBoard, Game, NoJare, PlacementLines, Position, Preset, Rules, Symmetry,
-    Task,
+    Action, Blocked, BoardKind, Color, FullBoard, Game, NoJare, PlacementLines, Position, Preset,
+    Rules, Symmetry, Task,
 };
 
 fn presets() -> impl Strategy<Value = Rules> {
@@ -19,28 +19,46 @@ fn custom_rules() -> impl Strategy<Value = Rules> {
         3u8..=12,
         any::<bool>(),
         prop::sample::select(vec![PlacementLines::Capture, PlacementLines::Record]),
-        prop::sample::select(vec![FullBoard::JareRemovals, FullBoard::RemoveLastPlaced, FullBoard::Nothing]),
+        prop::sample::select(vec![
+            FullBoard::JareRemovals,
+            FullBoard::RemoveLastPlaced,
+            FullBoard::Nothing,
+        ]),
         prop::sample::select(vec![NoJare::Draw, NoJare::SecondPlayerRemovesFirst]),
-        (any::<bool>(), 1u8..=2, prop::sample::select(vec![0u8, 3, 4, 5, 12])),
+        (
+            any::<bool>(),
+            1u8..=2,
+            prop::sample::select(vec![0u8, 3, 4, 5, 12]),
+        ),
         (any::<bool>(), any::<bool>(), 0u16..=4, 0u32..=60, 0u32..=30),
     )
-        .prop_map(|(base, pieces, diag, pl, fb, nj, (mp, dm, fly), (freed, nr, rep, nrl, eg))| Rules {
-            pieces,
-            board: if diag { BoardKind::Diagonal } else { BoardKind::Plain },
-            placement_lines: pl,
-            full_board: fb,
-            no_jare: nj,
-            mill_protection: mp,
-            double_mill_removals: dm,
-            flying: fly,
-            blocked: if freed { Blocked::Freed } else { Blocked::Loses },
-            no_return: nr,
-            repetition: rep,
-            no_removal_limit: nrl,
-            endgame_no_removal_turns: eg,
-            max_actions: 400,
-            ..base
-        })
+        .prop_map(
+            |(base, pieces, diag, pl, fb, nj, (mp, dm, fly), (freed, nr, rep, nrl, eg))| Rules {
+                pieces,
+                board: if diag {
+                    BoardKind::Diagonal
+                } else {
+                    BoardKind::Plain
+                },
+                placement_lines: pl,
+                full_board: fb,
+                no_jare: nj,
+                mill_protection: mp,
+                double_mill_removals: dm,
+                flying: fly,
+                blocked: if freed {
+                    Blocked::Freed
+                } else {
+                    Blocked::Loses
+                },
+                no_return: nr,
+                repetition: rep,
+                no_removal_limit: nrl,
+                endgame_no_removal_turns: eg,
+                max_actions: 400,
+                ..base
+            },
+        )
 }
 
 fn sorted(mut v: Vec<Action>) -> Vec<Action> {
@@ -59,21 +77,29 @@ fn check_random_game(rules: Rules, seed: u64) -> Result<(), TestCaseError> {
         prop_assert_eq!(pos.incremental_hash(), pos.hash_from_scratch());
         // The position string round-trips exactly.
         let fen = pos.fen();
-        let back = Position::from_fen(rules, &fen).map_err(|e| TestCaseError::fail(format!("{fen}: {e}")))?;
+        let back = Position::from_fen(rules, &fen)
+            .map_err(|e| TestCaseError::fail(format!("{fen}: {e}")))?;
         prop_assert_eq!(back, pos, "{}", fen);
         // Piece counts add up.
         for c in Color::BOTH {
             prop_assert!(pos.pieces(c) <= rules.pieces as u32);
             prop_assert!((pos.board(c) & pos.board(c.opponent())).is_empty());
         }
-        prop_assert_eq!(pos.task() == Task::Place, pos.hand(pos.to_act()) > 0 && pos.removals_owed() == 0);
+        prop_assert_eq!(
+            pos.task() == Task::Place,
+            pos.hand(pos.to_act()) > 0 && pos.removals_owed() == 0
+        );
 
         let outcome = game.outcome();
         let legal = pos.legal_actions();
         prop_assert_eq!(pos.count_legal_actions() as usize, legal.len());
         prop_assert_eq!(pos.has_legal_action(), !legal.is_empty());
         if outcome.is_none() {
-            prop_assert!(!legal.is_empty(), "an ongoing game always has an action: {}", fen);
+            prop_assert!(
+                !legal.is_empty(),
+                "an ongoing game always has an action: {}",
+                fen
+            );
         }
         // Policy indices of the legal actions are distinct.
         let mut idx: Vec<usize> = legal.iter().map(|a| a.policy_index()).collect();
@@ -88,14 +114,19 @@ fn check_random_game(rules: Rules, seed: u64) -> Result<(), TestCaseError> {
         );
         prop_assert_eq!(image.outcome(), pos.outcome());
 
-        let Some(_) = outcome.is_none().then_some(()) else { break };
+        let Some(_) = outcome.is_none().then_some(()) else {
+            break;
+        };
         let a = legal[rng.random_range(0..legal.len())];
         // Every generated action plays legally, and so does its image.
         let before = [pos.pieces(Color::White), pos.pieces(Color::Black)];
-        game.play(a).map_err(|e| TestCaseError::fail(format!("{a} in {fen}: {e}")))?;
+        game.play(a)
+            .map_err(|e| TestCaseError::fail(format!("{a} in {fen}: {e}")))?;
         let after = *game.position();
         let mut image_after = image;
-        image_after.play(sym.action(a)).map_err(|e| TestCaseError::fail(format!("image of {a}: {e}")))?;
+        image_after
+            .play(sym.action(a))
+            .map_err(|e| TestCaseError::fail(format!("image of {a}: {e}")))?;
         prop_assert_eq!(image_after, sym.position(&after));
         // Only removals take pieces, one at a time (and the last placed piece
         // under remove-last-placed).

@@ -6,8 +6,8 @@
 use shax_core::{Action, Color, Game, Outcome, Position, Preset, Reason, Rules, Task};
 
 const ORDER: [&str; 24] = [
-    "a7", "d7", "g7", "b6", "d6", "f6", "c5", "d5", "e5", "a4", "b4", "c4", "e4", "f4", "g4", "c3", "d3", "e3", "b2",
-    "d2", "f2", "a1", "d1", "g1",
+    "a7", "d7", "g7", "b6", "d6", "f6", "c5", "d5", "e5", "a4", "b4", "c4", "e4", "f4", "g4", "c3",
+    "d3", "e3", "b2", "d2", "f2", "a1", "d1", "g1",
 ];
 const RANK_SIZES: [usize; 7] = [3, 3, 3, 6, 3, 3, 3];
 
@@ -47,7 +47,8 @@ fn setup(rules: Rules, white: &str, black: &str, tail: &str) -> Position {
 fn play(pos: &mut Position, actions: &str) {
     for a in actions.split_whitespace() {
         let action: Action = a.parse().unwrap();
-        pos.play(action).unwrap_or_else(|e| panic!("{a}: {e} in {}", pos.fen()));
+        pos.play(action)
+            .unwrap_or_else(|e| panic!("{a}: {e} in {}", pos.fen()));
     }
 }
 
@@ -70,7 +71,10 @@ const WHITE_LINE_WHITE: &str = "a7 d7 g7 g1 a1 d6 f4 d2 b4 e5 e3 c3";
 const WHITE_LINE_BLACK: &str = "c5 g4 d1 a4 b6 f6 f2 b2 d5 e4 d3 c4";
 
 fn without(list: &str, p: &str) -> String {
-    list.split_whitespace().filter(|q| *q != p).collect::<Vec<_>>().join(" ")
+    list.split_whitespace()
+        .filter(|q| *q != p)
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 #[test]
@@ -81,7 +85,11 @@ fn shax_placement_line_captures_nothing_and_records_the_first_jare() {
     assert_eq!(pos.task(), Task::Place);
     assert_eq!(pos.to_act(), Color::Black);
     play(&mut pos, "g1");
-    assert_eq!(pos.first_jare(), Some(Color::White), "the first jare stays with its maker");
+    assert_eq!(
+        pos.first_jare(),
+        Some(Color::White),
+        "the first jare stays with its maker"
+    );
 }
 
 #[test]
@@ -97,7 +105,10 @@ fn shax_first_jare_maker_removes_first_then_the_other_then_maker_moves() {
     assert_eq!((pos.to_act(), pos.task()), (Color::Black, Task::Remove));
     play(&mut pos, "xd7");
     assert_eq!((pos.to_act(), pos.task()), (Color::White, Task::Move));
-    assert_eq!((pos.pieces(Color::White), pos.pieces(Color::Black)), (11, 11));
+    assert_eq!(
+        (pos.pieces(Color::White), pos.pieces(Color::Black)),
+        (11, 11)
+    );
 }
 
 #[test]
@@ -118,16 +129,30 @@ fn shax_no_pieces_in_lines_are_protected() {
     let black = without(WHITE_LINE_BLACK, "b2");
     let mut pos = setup(shax(), WHITE_LINE_WHITE, &black, "b - 0,1 w -,- 0 0 23");
     play(&mut pos, "b2 xc4");
-    assert!(legal(&pos).contains(&"xd7".to_string()), "d7 stands in White's line a7 d7 g7");
+    assert!(
+        legal(&pos).contains(&"xd7".to_string()),
+        "d7 stands in White's line a7 d7 g7"
+    );
     assert_eq!(legal(&pos).len(), 12);
 }
 
 #[test]
 fn shax_no_jare_is_a_draw() {
     let black = without(NO_LINES_BLACK, "b2");
-    let mut game = Game::from_position(setup(shax(), NO_LINES_WHITE, &black, "b - 0,1 - -,- 0 0 23"));
+    let mut game = Game::from_position(setup(
+        shax(),
+        NO_LINES_WHITE,
+        &black,
+        "b - 0,1 - -,- 0 0 23",
+    ));
     game.play_str("b2").unwrap();
-    assert_eq!(game.outcome(), Some(Outcome { winner: None, reason: Reason::NoJare }));
+    assert_eq!(
+        game.outcome(),
+        Some(Outcome {
+            winner: None,
+            reason: Reason::NoJare
+        })
+    );
     assert!(game.legal_actions().is_empty());
 }
 
@@ -148,7 +173,12 @@ fn shax_no_jare_option_second_player_removes_first() {
 
 /// White a7 a1 g1 is walled in by d7 a4 d1 g4; b6 and f6 wait on either side of d6.
 fn walled_in_white() -> Position {
-    setup(shax(), "a7 a1 g1", "d7 a4 d1 g4 b6 f6", "w - 0,0 w -,- 0 0 100")
+    setup(
+        shax(),
+        "a7 a1 g1",
+        "d7 a4 d1 g4 b6 f6",
+        "w - 0,0 w -,- 0 0 100",
+    )
 }
 
 #[test]
@@ -159,7 +189,12 @@ fn shax_blocked_player_is_freed_by_the_opponent() {
     assert_eq!(pos.outcome(), None);
     let moves = legal(&pos);
     // Every freeing move empties one of d7 a4 d1 g4; other moves are not allowed.
-    assert!(moves.iter().all(|m| ["d7-", "a4-", "d1-", "g4-"].iter().any(|p| m.starts_with(p))), "{moves:?}");
+    assert!(
+        moves.iter().all(|m| ["d7-", "a4-", "d1-", "g4-"]
+            .iter()
+            .any(|p| m.starts_with(p))),
+        "{moves:?}"
+    );
     assert!(!moves.contains(&"b6-b4".to_string()));
 }
 
@@ -169,22 +204,42 @@ fn shax_freeing_move_that_forms_a_line_captures_nothing() {
     play(&mut pos, "d7-d6"); // forms b6 d6 f6
     assert_eq!((pos.to_act(), pos.task()), (Color::White, Task::Move));
     assert_eq!(pos.pieces(Color::White), 3);
-    assert_eq!(pos.no_removal_turns(), 1, "a freeing move is a turn without removal");
+    assert_eq!(
+        pos.no_removal_turns(),
+        1,
+        "a freeing move is a turn without removal"
+    );
     assert!(legal(&pos).contains(&"a7-d7".to_string()));
 }
 
 #[test]
 fn shax_blocked_player_who_cannot_be_freed_loses() {
     // The blockers d7 a4 d1 g4 are themselves walled in by g7 d6 b4 d2 f4.
-    let pos = setup(shax(), "a7 a1 g1", "d7 a4 d1 g4 g7 d6 b4 d2 f4", "w - 0,0 w -,- 0 0 100");
+    let pos = setup(
+        shax(),
+        "a7 a1 g1",
+        "d7 a4 d1 g4 g7 d6 b4 d2 f4",
+        "w - 0,0 w -,- 0 0 100",
+    );
     assert_eq!(pos.task(), Task::Free);
     assert!(pos.legal_actions().is_empty());
-    assert_eq!(pos.outcome(), Some(Outcome { winner: Some(Color::Black), reason: Reason::Blocked }));
+    assert_eq!(
+        pos.outcome(),
+        Some(Outcome {
+            winner: Some(Color::Black),
+            reason: Reason::Blocked
+        })
+    );
 }
 
 #[test]
 fn shax_has_no_flying() {
-    let pos = setup(shax(), "a7 d7 a1", "g1 g4 d1 c3 e3", "w - 0,0 w -,- 0 0 100");
+    let pos = setup(
+        shax(),
+        "a7 d7 a1",
+        "g1 g4 d1 c3 e3",
+        "w - 0,0 w -,- 0 0 100",
+    );
     assert_eq!(legal(&pos), ["a1-a4", "a7-a4", "d7-d6", "d7-g7"]);
 }
 
@@ -194,7 +249,13 @@ fn shax_reduced_to_two_pieces_loses() {
     play(&mut pos, "b4-a4"); // forms a1 a4 a7
     assert_eq!(pos.task(), Task::Remove);
     play(&mut pos, "xg1");
-    assert_eq!(pos.outcome(), Some(Outcome { winner: Some(Color::White), reason: Reason::Pieces }));
+    assert_eq!(
+        pos.outcome(),
+        Some(Outcome {
+            winner: Some(Color::White),
+            reason: Reason::Pieces
+        })
+    );
 }
 
 #[test]
@@ -217,14 +278,24 @@ fn shax_flying_white_without_a_move_into_the_gap_loses() {
     let black = "d7 g4 d1 a4 f6 f2 b2 d5 e4 d3 c4";
     let mut pos = setup(rules, white, black, "b - 0,1 - -,- 0 0 23");
     play(&mut pos, "a7");
-    assert_eq!(pos.outcome(), Some(Outcome { winner: Some(Color::Black), reason: Reason::Blocked }));
+    assert_eq!(
+        pos.outcome(),
+        Some(Outcome {
+            winner: Some(Color::Black),
+            reason: Reason::Blocked
+        })
+    );
 }
 
 #[test]
 fn shax_flying_player_with_three_pieces_flies_and_lines_are_not_protected() {
     let rules = Rules::preset(Preset::ShaxFlying);
     let pos = setup(rules, "a7 d7 a1", "g1 g4 g7 b2 d2", "w - 0,0 - -,- 0 0 100");
-    assert_eq!(pos.legal_actions().len(), 3 * 16, "three pieces times sixteen empty points");
+    assert_eq!(
+        pos.legal_actions().len(),
+        3 * 16,
+        "three pieces times sixteen empty points"
+    );
     // The other side, with five pieces, still slides.
     let black = setup(rules, "a7 d7 a1", "g1 g4 g7 b2 d2", "b - 0,0 - -,- 0 0 100");
     assert!(black.legal_actions().len() < 16);
@@ -288,11 +359,22 @@ fn morabaraba_diagonals_are_lines() {
 fn morabaraba_no_immediate_return_to_the_same_line() {
     let mora = Rules::preset(Preset::Morabaraba);
     // White holds the diagonal a1 b2 c3 and opens it with c3-c4.
-    let mut pos = setup(mora, "a1 b2 c3 g7", "a7 d7 e4 f4 d1", "w - 0,0 - -,- 0 0 100");
+    let mut pos = setup(
+        mora,
+        "a1 b2 c3 g7",
+        "a7 d7 e4 f4 d1",
+        "w - 0,0 - -,- 0 0 100",
+    );
     play(&mut pos, "c3-d3 d1-g1");
-    assert_eq!(pos.no_return_move(Color::White), Some(("c3".parse().unwrap(), "d3".parse().unwrap())));
+    assert_eq!(
+        pos.no_return_move(Color::White),
+        Some(("c3".parse().unwrap(), "d3".parse().unwrap()))
+    );
     let moves = legal(&pos);
-    assert!(!moves.contains(&"d3-c3".to_string()), "the immediate return re-forms a1 b2 c3");
+    assert!(
+        !moves.contains(&"d3-c3".to_string()),
+        "the immediate return re-forms a1 b2 c3"
+    );
     assert!(moves.contains(&"d3-e3".to_string()));
     let err = pos.play("d3-c3".parse().unwrap()).unwrap_err();
     assert!(err.to_string().contains("no immediate return"), "{err}");
@@ -319,23 +401,45 @@ fn morabaraba_placement_filling_the_board_blocks_the_player_to_move() {
     let black = without(NO_LINES_BLACK, "b2");
     let mut pos = setup(mora, NO_LINES_WHITE, &black, "b - 0,1 - -,- 0 0 23");
     play(&mut pos, "b2");
-    assert_eq!(pos.outcome(), Some(Outcome { winner: Some(Color::Black), reason: Reason::Blocked }));
+    assert_eq!(
+        pos.outcome(),
+        Some(Outcome {
+            winner: Some(Color::Black),
+            reason: Reason::Blocked
+        })
+    );
 }
 
 #[test]
 fn morabaraba_ten_moves_each_at_three_pieces_draw() {
     let mora = Rules::preset(Preset::Morabaraba);
     // White has three pieces (and flies); 19 quiet turns already counted.
-    let mut game = Game::from_position(setup(mora, "a7 d5 e3", "b6 f6 f2 b2 d3", "w - 0,0 - -,- 19 19 200"));
+    let mut game = Game::from_position(setup(
+        mora,
+        "a7 d5 e3",
+        "b6 f6 f2 b2 d3",
+        "w - 0,0 - -,- 19 19 200",
+    ));
     assert_eq!(game.outcome(), None);
     game.play_str("a7-g1").unwrap();
-    assert_eq!(game.outcome(), Some(Outcome { winner: None, reason: Reason::NoRemoval }));
+    assert_eq!(
+        game.outcome(),
+        Some(Outcome {
+            winner: None,
+            reason: Reason::NoRemoval
+        })
+    );
 }
 
 #[test]
 fn morabaraba_endgame_counter_runs_only_while_a_side_has_three() {
     let mora = Rules::preset(Preset::Morabaraba);
-    let mut pos = setup(mora, "a7 d5 e3 c4", "b6 f6 f2 b2 d3", "w - 0,0 - -,- 5 0 200");
+    let mut pos = setup(
+        mora,
+        "a7 d5 e3 c4",
+        "b6 f6 f2 b2 d3",
+        "w - 0,0 - -,- 5 0 200",
+    );
     play(&mut pos, "c4-c5");
     assert_eq!((pos.no_removal_turns(), pos.endgame_turns()), (6, 0));
 }
@@ -343,7 +447,12 @@ fn morabaraba_endgame_counter_runs_only_while_a_side_has_three() {
 #[test]
 fn third_repetition_draws() {
     let nmm = Rules::preset(Preset::NineMensMorris);
-    let mut game = Game::from_position(setup(nmm, "a7 d5 e3 c4", "b6 f6 f2 b2 d3", "w - 0,0 - -,- 0 0 100"));
+    let mut game = Game::from_position(setup(
+        nmm,
+        "a7 d5 e3 c4",
+        "b6 f6 f2 b2 d3",
+        "w - 0,0 - -,- 0 0 100",
+    ));
     for round in 0..2 {
         for a in ["c4-c3", "b6-b4", "c3-c4", "b4-b6"] {
             assert_eq!(game.outcome(), None, "round {round} before {a}");
@@ -351,19 +460,41 @@ fn third_repetition_draws() {
         }
     }
     assert_eq!(game.occurrences(), 3);
-    assert_eq!(game.outcome(), Some(Outcome { winner: None, reason: Reason::Repetition }));
+    assert_eq!(
+        game.outcome(),
+        Some(Outcome {
+            winner: None,
+            reason: Reason::Repetition
+        })
+    );
     assert!(game.play_str("c4-c3").is_err());
 }
 
 #[test]
 fn fifty_turns_without_removal_draw_but_a_removal_comes_first() {
     let r = shax();
-    let mut game = Game::from_position(setup(r, "a7 d7 d5 e3", "b6 f6 f2 b2 d3", "w - 0,0 w -,- 49 0 300"));
+    let mut game = Game::from_position(setup(
+        r,
+        "a7 d7 d5 e3",
+        "b6 f6 f2 b2 d3",
+        "w - 0,0 w -,- 49 0 300",
+    ));
     game.play_str("d5-c5").unwrap();
-    assert_eq!(game.outcome(), Some(Outcome { winner: None, reason: Reason::NoRemoval }));
+    assert_eq!(
+        game.outcome(),
+        Some(Outcome {
+            winner: None,
+            reason: Reason::NoRemoval
+        })
+    );
 
     // The 50th move forms a line: its removal resets the counter.
-    let mut game = Game::from_position(setup(r, "a7 d7 g4 e3", "b6 f6 f2 b2 d3", "w - 0,0 w -,- 49 0 300"));
+    let mut game = Game::from_position(setup(
+        r,
+        "a7 d7 g4 e3",
+        "b6 f6 f2 b2 d3",
+        "w - 0,0 w -,- 49 0 300",
+    ));
     game.play_str("g4-g7").unwrap();
     assert_eq!(game.outcome(), None);
     game.play_str("xb2").unwrap();
@@ -374,19 +505,41 @@ fn fifty_turns_without_removal_draw_but_a_removal_comes_first() {
 #[test]
 fn max_actions_adjudicates_a_draw_counting_removals() {
     let r = shax();
-    let mut game = Game::from_position(setup(r, "a7 d7 g4 e3", "b6 f6 f2 b2 d3", "w - 0,0 w -,- 0 0 998"));
+    let mut game = Game::from_position(setup(
+        r,
+        "a7 d7 g4 e3",
+        "b6 f6 f2 b2 d3",
+        "w - 0,0 w -,- 0 0 998",
+    ));
     game.play_str("g4-g7").unwrap();
     assert_eq!(game.outcome(), None);
     game.play_str("xb2").unwrap();
-    assert_eq!(game.outcome(), Some(Outcome { winner: None, reason: Reason::MaxActions }));
+    assert_eq!(
+        game.outcome(),
+        Some(Outcome {
+            winner: None,
+            reason: Reason::MaxActions
+        })
+    );
 }
 
 #[test]
 fn decisive_result_stands_over_a_draw_rule() {
     let r = shax();
     // The 1000th action, a removal, also takes Black down to two pieces.
-    let mut game = Game::from_position(setup(r, "a7 d7 g4 e3", "f2 b2 d3", "w - 0,0 w -,- 49 0 998"));
+    let mut game = Game::from_position(setup(
+        r,
+        "a7 d7 g4 e3",
+        "f2 b2 d3",
+        "w - 0,0 w -,- 49 0 998",
+    ));
     game.play_str("g4-g7").unwrap();
     game.play_str("xb2").unwrap();
-    assert_eq!(game.outcome(), Some(Outcome { winner: Some(Color::White), reason: Reason::Pieces }));
+    assert_eq!(
+        game.outcome(),
+        Some(Outcome {
+            winner: Some(Color::White),
+            reason: Reason::Pieces
+        })
+    );
 }

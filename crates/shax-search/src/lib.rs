@@ -20,6 +20,7 @@ mod eval;
 mod evaluator;
 mod greedy;
 mod player;
+mod puct;
 mod random;
 mod spec;
 mod uct;
@@ -29,6 +30,9 @@ pub use eval::{PIECE, WIN, WIN_BOUND, evaluate};
 pub use evaluator::{Evaluator, UniformEvaluator};
 pub use greedy::GreedyPlayer;
 pub use player::{Limits, Player, SearchInfo, history_of, mix_seed};
+pub use puct::{
+    EvalBuffers, GumbelConfig, NeuralPlayer, Puct, PuctConfig, RootStats, run_batched, step_batched,
+};
 pub use random::RandomPlayer;
 pub use spec::{Builder, PlayerSpec, Registry, SpecError, build_player};
 pub use uct::{Uct, UctStats};

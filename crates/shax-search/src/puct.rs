@@ -1,0 +1,960 @@
+//! The neural MCTS: PUCT selection guided by an [`Evaluator`], AlphaZero's
+//! terms, Dirichlet noise at the root, tree reuse between moves, virtual loss
+//! so one search can put many leaves into a batch, and a Gumbel root
+//! (Gumbel-top-k sampling and sequential halving, "Policy improvement by
+//! planning with Gumbel", Danihelka et al. 2022) for low simulation counts.
+//!
+//! Values are backed up with the sign of the player to act at each node: a
+//! node's value is kept from the view of the player who chose the action
+//! leading to it, and a leaf's value is added where that player is the
+//! leaf's player to act and subtracted elsewhere. Removals, Shax's opening
+//! removals and freeing moves are plies by the same or the other player;
+//! nothing assumes alternation. Finished games use the true result
+//! (repetition included, through the path's history).
+//!
+//! Many games in flight: each [`Puct`] gathers its leaves, [`run_batched`]
+//! puts the leaves of all searches into one evaluator call.
+
+use std::collections::VecDeque;
+
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+use rand_distr::{Distribution, Gamma};
+use shax_core::{Action, Color, KeyHistory, POLICY_SIZE, Position};
+
+use crate::evaluator::Evaluator;
+use crate::player::PathHistory;
+
+const NONE: u32 = u32::MAX;
+
+/// Gumbel root settings.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct GumbelConfig {
+    /// Actions sampled at the root (Gumbel-top-k), halved each phase.
+    pub considered: usize,
+    /// `c_visit` of the monotone transform of Q.
+    pub c_visit: f32,
+    /// `c_scale` of the monotone transform of Q.
+    pub c_scale: f32,
+}
+
+impl Default for GumbelConfig {
+    fn default() -> GumbelConfig {
+        GumbelConfig {
+            considered: 16,
+            c_visit: 50.0,
+            c_scale: 0.1,
+        }
+    }
+}
+
+/// Search settings. Defaults follow AlphaZero where it has one.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PuctConfig {
+    /// Simulations per decision.
+    pub simulations: u32,
+    /// `c_init` of AlphaZero's exploration term `log((1 + N + c_base) / c_base) + c_init`.
+    pub c_init: f32,
+    /// `c_base` of the same.
+    pub c_base: f32,
+    /// First-play urgency: an unvisited child counts as the parent's value minus this.
+    pub fpu_reduction: f32,
+    /// Dirichlet noise concentration at the root.
+    pub dirichlet_alpha: f32,
+    /// Weight of the noise in the root priors; 0 turns it off (evaluation play).
+    pub dirichlet_epsilon: f32,
+    /// Leaves one search may have waiting for the evaluator at once.
+    pub leaves_per_batch: usize,
+    /// Value counted against a child for each simulation in flight through it.
+    pub virtual_loss: f32,
+    /// Gumbel root instead of PUCT and noise at the root.
+    pub gumbel: Option<GumbelConfig>,
+}
+
+impl Default for PuctConfig {
+    fn default() -> PuctConfig {
+        PuctConfig {
+            simulations: 200,
+            c_init: 1.25,
+            c_base: 19652.0,
+            fpu_reduction: 0.25,
+            dirichlet_alpha: 0.3,
+            dirichlet_epsilon: 0.0,
+            leaves_per_batch: 8,
+            virtual_loss: 1.0,
+            gumbel: None,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum State {
+    /// Never reached.
+    Fresh,
+    /// Waiting for the evaluator.
+    Pending,
+    /// Children created.
+    Expanded,
+    /// The game is over here.
+    Terminal,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Node {
+    parent: u32,
+    first_child: u32,
+    num_children: u16,
+    state: State,
+    /// Who chose the action leading here (the parent's player to act).
+    mover: Color,
+    /// The player to act here (known once reached).
+    to_act: Color,
+    action: Action,
+    prior: f32,
+    logit: f32,
+    visits: u32,
+    in_flight: u32,
+    /// Sum of backed-up values, from `mover`'s view.
+    value_sum: f32,
+    /// For terminal nodes: the result for `to_act`.
+    terminal_value: f32,
+}
+
+impl Node {
+    fn new(parent: u32, action: Action, mover: Color) -> Node {
+        Node {
+            parent,
+            first_child: NONE,
+            num_children: 0,
+            state: State::Fresh,
+            mover,
+            to_act: mover,
+            action,
+            prior: 0.0,
+            logit: 0.0,
+            visits: 0,
+            in_flight: 0,
+            value_sum: 0.0,
+            terminal_value: 0.0,
+        }
+    }
+
+    fn children(&self) -> std::ops::Range<usize> {
+        if self.first_child == NONE {
+            0..0
+        } else {
+            self.first_child as usize..self.first_child as usize + self.num_children as usize
+        }
+    }
+
+    /// Mean value from `mover`'s view.
+    fn q(&self) -> f32 {
+        if self.visits == 0 {
+            0.0
+        } else {
+            self.value_sum / self.visits as f32
+        }
+    }
+}
+
+/// What the last search found at the root, per legal action.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RootStats {
+    /// The root's legal actions, in generation order.
+    pub actions: Vec<Action>,
+    /// Visits of each.
+    pub visits: Vec<u32>,
+    /// Mean value of each for the player to act at the root (0 when unvisited).
+    pub q: Vec<f32>,
+    /// The network's prior of each (before noise).
+    pub prior: Vec<f32>,
+    /// The policy training target: visit counts normalised (AlphaZero) or the
+    /// Gumbel improved policy `softmax(logits + sigma(completed Q))`.
+    pub target: Vec<f32>,
+    /// The root's value for the player to act (the mean over its visits).
+    pub value: f32,
+}
+
+/// One game's search tree.
+///
+/// # Examples
+///
+/// ```
+/// use shax_core::{KeyHistory, Position, Rules};
+/// use shax_search::{Puct, PuctConfig, UniformEvaluator};
+///
+/// let pos = Position::new(Rules::default());
+/// let mut search = Puct::new(PuctConfig { simulations: 64, ..PuctConfig::default() }, 1);
+/// search.set_root(pos, KeyHistory::new(&pos));
+/// search.run(&mut UniformEvaluator::default());
+/// let action = search.best_action(0.0).unwrap();
+/// assert!(pos.is_legal(action));
+/// ```
+pub struct Puct {
+    config: PuctConfig,
+    nodes: Vec<Node>,
+    root: u32,
+    root_pos: Position,
+    root_history: KeyHistory,
+    /// Root visits when this decision's search started (tree reuse).
+    start_visits: u32,
+    pending: Vec<(u32, Position)>,
+    rng: SmallRng,
+    /// Gumbel state: the perturbation per root child, the candidates left and
+    /// the visits still scheduled this phase.
+    gumbel: Vec<f32>,
+    candidates: Vec<u32>,
+    schedule: VecDeque<u32>,
+    phase_budget: u32,
+    /// Descents abandoned because they reached a leaf already waiting.
+    pub collisions: u64,
+}
+
+impl std::fmt::Debug for Puct {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Puct")
+            .field("nodes", &self.nodes.len())
+            .field("config", &self.config)
+            .finish()
+    }
+}
+
+impl Puct {
+    /// An empty search; call [`Puct::set_root`] before searching.
+    pub fn new(config: PuctConfig, seed: u64) -> Puct {
+        let start = Position::new(shax_core::Rules::default());
+        Puct {
+            config,
+            nodes: Vec::new(),
+            root: NONE,
+            root_pos: start,
+            root_history: KeyHistory::new(&start),
+            start_visits: 0,
+            pending: Vec::new(),
+            rng: SmallRng::seed_from_u64(seed),
+            gumbel: Vec::new(),
+            candidates: Vec::new(),
+            schedule: VecDeque::new(),
+            phase_budget: 0,
+            collisions: 0,
+        }
+    }
+
+    /// The settings.
+    pub fn config(&self) -> &PuctConfig {
+        &self.config
+    }
+
+    /// Changes the settings (the tree is kept).
+    pub fn set_config(&mut self, config: PuctConfig) {
+        self.config = config;
+    }
+
+    /// Reseeds the search's randomness (noise, Gumbel, temperature).
+    pub fn reseed(&mut self, seed: u64) {
+        self.rng = SmallRng::seed_from_u64(seed);
+    }
+
+    /// Nodes in the tree.
+    pub fn tree_size(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// The root position.
+    pub fn root_position(&self) -> &Position {
+        &self.root_pos
+    }
+
+    /// Makes `pos` (with the game's repetition `history`) the root of the next
+    /// search. When the tree holds `pos` within three plies below the current
+    /// root, that subtree is kept (tree reuse); otherwise the tree is cleared.
+    /// Returns whether a subtree was reused.
+    pub fn set_root(&mut self, pos: Position, history: KeyHistory) -> bool {
+        let found = self.find(&pos, 3);
+        self.pending.clear();
+        let reused = match found {
+            Some(idx) if self.nodes[idx as usize].state == State::Expanded => {
+                self.compact(idx);
+                true
+            }
+            _ => {
+                self.nodes.clear();
+                self.nodes.push(Node::new(
+                    NONE,
+                    Action::Place(shax_core::Point::ALL[0]),
+                    pos.to_act(),
+                ));
+                self.root = 0;
+                false
+            }
+        };
+        self.root_pos = pos;
+        self.root_history = history;
+        let root = &mut self.nodes[self.root as usize];
+        root.parent = NONE;
+        root.mover = pos.to_act();
+        self.start_visits = root.visits;
+        if reused {
+            self.prepare_root();
+        }
+        reused
+    }
+
+    /// Finds the node holding `pos` within `depth` plies of the root.
+    fn find(&self, pos: &Position, depth: u32) -> Option<u32> {
+        if self.root == NONE {
+            return None;
+        }
+        let mut frontier = vec![(self.root, self.root_pos)];
+        for _ in 0..=depth {
+            let mut next = Vec::new();
+            for (idx, p) in frontier {
+                if p == *pos {
+                    return Some(idx);
+                }
+                let node = &self.nodes[idx as usize];
+                if node.state == State::Expanded {
+                    for c in node.children() {
+                        let mut q = p;
+                        q.play_unchecked(self.nodes[c].action);
+                        next.push((c as u32, q));
+                    }
+                }
+            }
+            frontier = next;
+        }
+        None
+    }
+
+    /// Keeps only the subtree under `idx`, which becomes the root.
+    fn compact(&mut self, idx: u32) {
+        let mut out: Vec<Node> = Vec::with_capacity(self.nodes.len());
+        let mut root = self.nodes[idx as usize];
+        root.parent = NONE;
+        out.push(root);
+        let mut queue = VecDeque::from([(idx, 0u32)]);
+        while let Some((old, new)) = queue.pop_front() {
+            let node = self.nodes[old as usize];
+            if node.first_child == NONE {
+                continue;
+            }
+            let first = out.len() as u32;
+            out[new as usize].first_child = first;
+            for (k, c) in node.children().enumerate() {
+                let mut child = self.nodes[c];
+                child.parent = new;
+                if child.state == State::Pending {
+                    // Its evaluation belonged to the old search.
+                    child.state = State::Fresh;
+                }
+                child.in_flight = 0;
+                out.push(child);
+                queue.push_back((c as u32, first + k as u32));
+            }
+        }
+        self.nodes = out;
+        self.root = 0;
+    }
+
+    /// Root priors from the logits again, then noise or the Gumbel sample.
+    fn prepare_root(&mut self) {
+        let range = self.nodes[self.root as usize].children();
+        if range.is_empty() {
+            return;
+        }
+        let max = self.nodes[range.clone()]
+            .iter()
+            .map(|n| n.logit)
+            .fold(f32::NEG_INFINITY, f32::max);
+        let sum: f32 = self.nodes[range.clone()]
+            .iter()
+            .map(|n| (n.logit - max).exp())
+            .sum();
+        for n in &mut self.nodes[range.clone()] {
+            n.prior = (n.logit - max).exp() / sum;
+        }
+        if let Some(g) = self.config.gumbel {
+            self.start_gumbel(g);
+        } else if self.config.dirichlet_epsilon > 0.0 && range.len() > 1 {
+            let gamma = Gamma::new(self.config.dirichlet_alpha.max(1e-3) as f64, 1.0)
+                .expect("positive alpha");
+            let noise: Vec<f64> = range.clone().map(|_| gamma.sample(&mut self.rng)).collect();
+            let total: f64 = noise.iter().sum::<f64>().max(1e-30);
+            let eps = self.config.dirichlet_epsilon;
+            for (n, x) in self.nodes[range].iter_mut().zip(noise) {
+                n.prior = (1.0 - eps) * n.prior + eps * (x / total) as f32;
+            }
+        }
+    }
+
+    fn start_gumbel(&mut self, g: GumbelConfig) {
+        let range = self.nodes[self.root as usize].children();
+        self.gumbel = range
+            .clone()
+            .map(|_| {
+                let u: f32 = self.rng.random_range(1e-10..1.0);
+                -(-u.ln()).ln()
+            })
+            .collect();
+        let first = range.start;
+        let mut cands: Vec<u32> = range.map(|c| c as u32).collect();
+        let score = |s: &Puct, c: u32| s.gumbel[c as usize - first] + s.nodes[c as usize].logit;
+        cands.sort_by(|&a, &b| score(self, b).total_cmp(&score(self, a)));
+        cands.truncate(g.considered.max(1));
+        self.candidates = cands;
+        self.schedule.clear();
+        let remaining = self.config.simulations.saturating_sub(self.done()).max(1);
+        let phases = (self.candidates.len() as f32).log2().ceil().max(1.0) as u32;
+        self.phase_budget = (remaining / phases).max(self.candidates.len() as u32);
+        self.schedule_phase();
+    }
+
+    /// Queues this phase's visits: equal visits for every candidate, round robin.
+    fn schedule_phase(&mut self) {
+        let per = (self.phase_budget / self.candidates.len() as u32).max(1);
+        for _ in 0..per {
+            self.schedule.extend(self.candidates.iter().copied());
+        }
+    }
+
+    /// Gumbel score of a root child: `g + logit + sigma(q-hat)`.
+    fn gumbel_score(&self, c: u32, sigma: &[f32]) -> f32 {
+        let first = self.nodes[self.root as usize].first_child as usize;
+        let k = c as usize - first;
+        self.gumbel[k] + self.nodes[c as usize].logit + sigma[k]
+    }
+
+    /// The next root child under sequential halving.
+    fn next_gumbel_child(&mut self) -> u32 {
+        if self.schedule.is_empty() {
+            if self.candidates.len() > 1 {
+                let sigma = self.sigma_completed_q();
+                let mut cands = std::mem::take(&mut self.candidates);
+                cands.sort_by(|&a, &b| {
+                    self.gumbel_score(b, &sigma)
+                        .total_cmp(&self.gumbel_score(a, &sigma))
+                });
+                cands.truncate(cands.len().div_ceil(2));
+                self.candidates = cands;
+            }
+            self.schedule_phase();
+        }
+        self.schedule.pop_front().expect("a scheduled candidate")
+    }
+
+    /// `sigma(completed Q)` for every root child, in child order: visited
+    /// children use their Q, unvisited the mixed value; rescaled to [0, 1]
+    /// by min and max, then `(c_visit + max N) * c_scale * q`.
+    fn sigma_completed_q(&self) -> Vec<f32> {
+        let g = self.config.gumbel.unwrap_or_default();
+        let root = &self.nodes[self.root as usize];
+        let kids = &self.nodes[root.children()];
+        let total: u32 = kids.iter().map(|n| n.visits).sum();
+        let max_n = kids.iter().map(|n| n.visits).max().unwrap_or(0);
+        // v_mix: the network's root value mixed with the prior-weighted Q of visited children.
+        let raw_value = if root.visits > 0 {
+            self.root_value()
+        } else {
+            0.0
+        };
+        let (mut pq, mut pw) = (0.0f32, 0.0f32);
+        for n in kids.iter().filter(|n| n.visits > 0) {
+            pq += n.prior * n.q();
+            pw += n.prior;
+        }
+        let v_mix = if total > 0 && pw > 0.0 {
+            (raw_value + total as f32 * pq / pw) / (1.0 + total as f32)
+        } else {
+            raw_value
+        };
+        let completed: Vec<f32> = kids
+            .iter()
+            .map(|n| if n.visits > 0 { n.q() } else { v_mix })
+            .collect();
+        let lo = completed.iter().copied().fold(f32::INFINITY, f32::min);
+        let hi = completed.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+        let scale = (g.c_visit + max_n as f32) * g.c_scale;
+        completed
+            .iter()
+            .map(|&q| {
+                if hi > lo {
+                    scale * (q - lo) / (hi - lo)
+                } else {
+                    scale * 0.5
+                }
+            })
+            .collect()
+    }
+
+    /// Simulations completed in this decision's search.
+    pub fn done(&self) -> u32 {
+        if self.root == NONE {
+            return 0;
+        }
+        self.nodes[self.root as usize].visits - self.start_visits
+    }
+
+    /// Whether this decision's search has used its budget.
+    pub fn finished(&self) -> bool {
+        self.root == NONE
+            || self.done() >= self.config.simulations
+            || self.nodes[self.root as usize].state == State::Terminal
+    }
+
+    /// The positions waiting for the evaluator, in order.
+    pub fn pending_positions(&self) -> impl Iterator<Item = &Position> {
+        self.pending.iter().map(|(_, p)| p)
+    }
+
+    /// Number of leaves waiting for the evaluator.
+    pub fn pending_len(&self) -> usize {
+        self.pending.len()
+    }
+
+    /// Descends until up to `max_leaves` leaves wait for the evaluator (or
+    /// the budget is met). Finished games met on the way are backed up at once.
+    pub fn gather(&mut self, max_leaves: usize) {
+        if self.root == NONE {
+            return;
+        }
+        let base = std::mem::take(&mut self.root_history);
+        let mut path = PathHistory::new(&base);
+        let mut attempts = 0;
+        while self.pending.len() < max_leaves && attempts < 4 * max_leaves.max(1) {
+            let budget_left = self.config.simulations.saturating_sub(self.done()) as usize;
+            if budget_left <= self.pending.len()
+                || self.nodes[self.root as usize].state == State::Terminal
+            {
+                break;
+            }
+            // The root is expanded by the first evaluation alone.
+            if self.nodes[self.root as usize].state == State::Pending {
+                break;
+            }
+            attempts += 1;
+            self.descend(&mut path);
+        }
+        self.root_history = base;
+    }
+
+    /// One descent from the root: ends at a new leaf (queued), a finished game
+    /// (backed up) or a leaf already queued (a collision, undone).
+    fn descend(&mut self, path: &mut PathHistory<'_>) {
+        let mark = path.mark();
+        let mut idx = self.root;
+        let mut pos = self.root_pos;
+        let mut depth = 0;
+        let mut scheduled = None;
+        loop {
+            self.nodes[idx as usize].in_flight += 1;
+            match self.nodes[idx as usize].state {
+                State::Terminal => {
+                    let n = self.nodes[idx as usize];
+                    self.backup(idx, n.terminal_value, n.to_act);
+                    break;
+                }
+                State::Pending => {
+                    self.undo_flight(idx);
+                    self.collisions += 1;
+                    // A Gumbel visit that collided is owed: retry it later.
+                    if let Some(c) = scheduled {
+                        self.schedule.push_back(c);
+                    }
+                    break;
+                }
+                State::Fresh => {
+                    let outcome = path.outcome(&pos);
+                    let node = &mut self.nodes[idx as usize];
+                    node.to_act = pos.to_act();
+                    if let Some(o) = outcome {
+                        node.state = State::Terminal;
+                        node.terminal_value = o.value_for(pos.to_act());
+                        let v = node.terminal_value;
+                        self.backup(idx, v, pos.to_act());
+                    } else {
+                        node.state = State::Pending;
+                        self.pending.push((idx, pos));
+                    }
+                    break;
+                }
+                State::Expanded => {
+                    let child = if depth == 0
+                        && self.config.gumbel.is_some()
+                        && !self.candidates.is_empty()
+                    {
+                        let c = self.next_gumbel_child();
+                        scheduled = Some(c);
+                        c
+                    } else {
+                        self.select(idx)
+                    };
+                    let a = self.nodes[child as usize].action;
+                    pos.play_unchecked(a);
+                    path.push(a, &pos);
+                    idx = child;
+                    depth += 1;
+                }
+            }
+        }
+        path.pop(mark);
+    }
+
+    /// The PUCT choice among `idx`'s children, virtual losses counted.
+    fn select(&self, idx: u32) -> u32 {
+        let p = &self.nodes[idx as usize];
+        let n_parent = (p.visits + p.in_flight) as f32;
+        let c =
+            ((1.0 + n_parent + self.config.c_base) / self.config.c_base).ln() + self.config.c_init;
+        let explore = c * n_parent.max(1.0).sqrt();
+        // The parent's value for its player to act (the chooser).
+        let parent_q = if p.visits == 0 {
+            0.0
+        } else if p.mover == p.to_act {
+            p.q()
+        } else {
+            -p.q()
+        };
+        let fpu = parent_q - self.config.fpu_reduction;
+        let vl = self.config.virtual_loss;
+        let mut best = (f32::NEG_INFINITY, p.first_child);
+        for ci in p.children() {
+            let ch = &self.nodes[ci];
+            let n = ch.visits + ch.in_flight;
+            let q = if n == 0 {
+                fpu
+            } else {
+                (ch.value_sum - vl * ch.in_flight as f32) / n as f32
+            };
+            let score = q + explore * ch.prior / (1.0 + n as f32);
+            if score > best.0 {
+                best = (score, ci as u32);
+            }
+        }
+        best.1
+    }
+
+    fn undo_flight(&mut self, mut idx: u32) {
+        while idx != NONE {
+            let n = &mut self.nodes[idx as usize];
+            n.in_flight -= 1;
+            idx = n.parent;
+        }
+    }
+
+    /// Adds `value`, the result for `color`, along the path to the root.
+    fn backup(&mut self, mut idx: u32, value: f32, color: Color) {
+        while idx != NONE {
+            let n = &mut self.nodes[idx as usize];
+            n.visits += 1;
+            n.in_flight -= 1;
+            n.value_sum += if n.mover == color { value } else { -value };
+            idx = n.parent;
+        }
+    }
+
+    /// Takes the evaluator's answers for the pending leaves, in order: row `i`
+    /// of `logits` (POLICY_SIZE wide) and `values[i]` belong to the `i`-th.
+    ///
+    /// # Panics
+    ///
+    /// When the slices are shorter than the pending leaves need.
+    pub fn apply(&mut self, logits: &[f32], values: &[f32]) {
+        let pending = std::mem::take(&mut self.pending);
+        for (i, &(idx, pos)) in pending.iter().enumerate() {
+            let row = &logits[i * POLICY_SIZE..(i + 1) * POLICY_SIZE];
+            self.expand(idx, &pos, row, values[i].clamp(-1.0, 1.0));
+        }
+        self.pending = pending;
+        self.pending.clear();
+    }
+
+    fn expand(&mut self, idx: u32, pos: &Position, logits: &[f32], value: f32) {
+        let legal = pos.legal_actions();
+        let first = self.nodes.len() as u32;
+        let mover = pos.to_act();
+        let max = legal
+            .iter()
+            .map(|a| logits[a.policy_index()])
+            .fold(f32::NEG_INFINITY, f32::max);
+        let mut sum = 0.0;
+        for &a in legal.iter() {
+            let l = logits[a.policy_index()];
+            let mut child = Node::new(idx, a, mover);
+            child.logit = if l.is_finite() { l } else { 0.0 };
+            child.prior = (child.logit - max).exp();
+            sum += child.prior;
+            self.nodes.push(child);
+        }
+        for c in &mut self.nodes[first as usize..] {
+            c.prior /= sum;
+        }
+        let node = &mut self.nodes[idx as usize];
+        node.first_child = first;
+        node.num_children = legal.len() as u16;
+        node.state = State::Expanded;
+        self.backup(idx, value, mover);
+        if idx == self.root {
+            self.prepare_root();
+        }
+    }
+
+    /// Runs this search alone to its budget, batching its own leaves.
+    pub fn run<E: Evaluator + ?Sized>(&mut self, evaluator: &mut E) {
+        run_batched(
+            std::slice::from_mut(self),
+            evaluator,
+            &mut EvalBuffers::default(),
+        );
+    }
+
+    fn root_value(&self) -> f32 {
+        let r = &self.nodes[self.root as usize];
+        if r.mover == r.to_act { r.q() } else { -r.q() }
+    }
+
+    /// The root's statistics and the policy target.
+    pub fn root_stats(&self) -> RootStats {
+        let root = &self.nodes[self.root as usize];
+        let kids = &self.nodes[root.children()];
+        let visits: Vec<u32> = kids.iter().map(|n| n.visits).collect();
+        let total: u32 = visits.iter().sum();
+        let target = if self.config.gumbel.is_some() && !kids.is_empty() {
+            let sigma = self.sigma_completed_q();
+            let z: Vec<f32> = kids.iter().zip(&sigma).map(|(n, s)| n.logit + s).collect();
+            let m = z.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+            let e: Vec<f32> = z.iter().map(|x| (x - m).exp()).collect();
+            let s: f32 = e.iter().sum();
+            e.iter().map(|x| x / s).collect()
+        } else if total > 0 {
+            visits.iter().map(|&v| v as f32 / total as f32).collect()
+        } else {
+            kids.iter().map(|n| n.prior).collect()
+        };
+        let max = kids
+            .iter()
+            .map(|n| n.logit)
+            .fold(f32::NEG_INFINITY, f32::max);
+        let sum: f32 = kids.iter().map(|n| (n.logit - max).exp()).sum();
+        RootStats {
+            actions: kids.iter().map(|n| n.action).collect(),
+            visits,
+            q: kids.iter().map(|n| n.q()).collect(),
+            prior: kids.iter().map(|n| (n.logit - max).exp() / sum).collect(),
+            target,
+            value: if root.visits > 0 {
+                self.root_value()
+            } else {
+                0.0
+            },
+        }
+    }
+
+    /// The action to play: with a Gumbel root, the best candidate by
+    /// `g + logit + sigma(Q)`; otherwise the most visited child at temperature
+    /// 0, or one sampled with probability proportional to `visits^(1/t)`.
+    /// `None` when the root has no children (a finished game).
+    pub fn best_action(&mut self, temperature: f32) -> Option<Action> {
+        let root = self.nodes.get(self.root as usize)?;
+        let range = root.children();
+        if range.is_empty() {
+            return None;
+        }
+        if self.config.gumbel.is_some() && !self.candidates.is_empty() {
+            let sigma = self.sigma_completed_q();
+            let best = self.candidates.iter().copied().max_by(|&a, &b| {
+                self.gumbel_score(a, &sigma)
+                    .total_cmp(&self.gumbel_score(b, &sigma))
+            })?;
+            return Some(self.nodes[best as usize].action);
+        }
+        let kids = &self.nodes[range];
+        if temperature <= 1e-3 {
+            let best = kids.iter().max_by(|a, b| {
+                (a.visits, a.prior)
+                    .partial_cmp(&(b.visits, b.prior))
+                    .unwrap()
+            })?;
+            return Some(best.action);
+        }
+        let weights: Vec<f64> = kids
+            .iter()
+            .map(|n| (n.visits as f64).powf(1.0 / temperature as f64))
+            .collect();
+        let total: f64 = weights.iter().sum();
+        if total <= 0.0 {
+            return Some(kids[self.rng.random_range(0..kids.len())].action);
+        }
+        let mut x = self.rng.random_range(0.0..total);
+        for (n, w) in kids.iter().zip(&weights) {
+            if x < *w {
+                return Some(n.action);
+            }
+            x -= w;
+        }
+        kids.last().map(|n| n.action)
+    }
+}
+
+/// Reusable buffers for [`run_batched`].
+#[derive(Default)]
+pub struct EvalBuffers {
+    positions: Vec<Position>,
+    logits: Vec<f32>,
+    values: Vec<f32>,
+    /// Evaluator calls and positions evaluated so far.
+    pub calls: u64,
+    /// Positions evaluated so far.
+    pub evaluated: u64,
+}
+
+/// Runs every search to its budget, putting the leaves of all of them into
+/// one evaluator call per round (up to the evaluator's preferred batch; each
+/// search contributes up to its `leaves_per_batch`).
+pub fn run_batched<E: Evaluator + ?Sized>(
+    searches: &mut [Puct],
+    evaluator: &mut E,
+    buf: &mut EvalBuffers,
+) {
+    loop {
+        if !step_batched(searches, evaluator, buf) {
+            break;
+        }
+    }
+}
+
+/// One round of [`run_batched`]: gather, evaluate once, apply. Returns false
+/// when every search had finished (nothing was evaluated).
+pub fn step_batched<E: Evaluator + ?Sized>(
+    searches: &mut [Puct],
+    evaluator: &mut E,
+    buf: &mut EvalBuffers,
+) -> bool {
+    let cap = evaluator.preferred_batch().max(1);
+    let mut any = false;
+    buf.positions.clear();
+    for s in searches.iter_mut() {
+        if s.finished() {
+            continue;
+        }
+        any = true;
+        let room = cap.saturating_sub(buf.positions.len());
+        if room == 0 {
+            continue;
+        }
+        s.gather(s.config.leaves_per_batch.min(room).max(1));
+        buf.positions.extend(s.pending_positions().copied());
+    }
+    if buf.positions.is_empty() {
+        // Only finished games were met (or nothing is left): go round again.
+        return any && searches.iter().any(|s| !s.finished());
+    }
+    let n = buf.positions.len();
+    buf.logits.resize(n * POLICY_SIZE, 0.0);
+    buf.values.resize(n, 0.0);
+    evaluator.evaluate(&buf.positions, &mut buf.logits, &mut buf.values);
+    buf.calls += 1;
+    buf.evaluated += n as u64;
+    let mut off = 0;
+    for s in searches.iter_mut() {
+        let k = s.pending_len();
+        if k > 0 {
+            s.apply(
+                &buf.logits[off * POLICY_SIZE..(off + k) * POLICY_SIZE],
+                &buf.values[off..off + k],
+            );
+            off += k;
+        }
+    }
+    true
+}
+
+/// A player that searches with [`Puct`] guided by an evaluator (the `net`
+/// player spec builds one around a network; tests use a double).
+pub struct NeuralPlayer {
+    spec: String,
+    search: Puct,
+    evaluator: Box<dyn Evaluator + Send>,
+    info: Option<crate::player::SearchInfo>,
+}
+
+impl NeuralPlayer {
+    /// A player with these search settings; `spec` is what [`Player::spec`]
+    /// reports (the string that builds it).
+    ///
+    /// [`Player::spec`]: crate::Player::spec
+    pub fn new(
+        spec: String,
+        config: PuctConfig,
+        evaluator: Box<dyn Evaluator + Send>,
+    ) -> NeuralPlayer {
+        NeuralPlayer {
+            spec,
+            search: Puct::new(config, 0),
+            evaluator,
+            info: None,
+        }
+    }
+
+    /// The search, for its statistics.
+    pub fn search(&self) -> &Puct {
+        &self.search
+    }
+}
+
+impl crate::player::Player for NeuralPlayer {
+    fn spec(&self) -> String {
+        self.spec.clone()
+    }
+
+    fn choose(
+        &mut self,
+        pos: &Position,
+        history: &KeyHistory,
+        limits: &crate::player::Limits,
+        seed: u64,
+    ) -> Option<Action> {
+        if history.outcome(pos).is_some() {
+            return None;
+        }
+        let mut config = *self.search.config();
+        let default_sims = config.simulations;
+        if let Some(n) = limits.nodes {
+            config.simulations = n.clamp(1, u32::MAX as u64) as u32;
+        }
+        self.search.set_config(config);
+        self.search.reseed(seed);
+        self.search.set_root(*pos, history.clone());
+        let deadline = limits.movetime.map(|t| std::time::Instant::now() + t);
+        let mut buf = EvalBuffers::default();
+        while step_batched(
+            std::slice::from_mut(&mut self.search),
+            self.evaluator.as_mut(),
+            &mut buf,
+        ) {
+            if deadline.is_some_and(|d| std::time::Instant::now() >= d) && self.search.done() > 0 {
+                break;
+            }
+        }
+        let action = self.search.best_action(0.0);
+        let stats = self.search.root_stats();
+        self.info = Some(crate::player::SearchInfo {
+            depth: 0,
+            nodes: self.search.done() as u64,
+            score: (stats.value * 1000.0) as i32,
+            pv: action.into_iter().collect(),
+        });
+        config.simulations = default_sims;
+        self.search.set_config(config);
+        // A search cut short by time still answers; a legal fallback otherwise.
+        action.or_else(|| pos.legal_actions().first().copied())
+    }
+
+    fn info(&self) -> Option<crate::player::SearchInfo> {
+        self.info.clone()
+    }
+
+    fn reset(&mut self) {
+        let config = *self.search.config();
+        self.search = Puct::new(config, 0);
+    }
+}

@@ -1,0 +1,276 @@
+//! The neural MCTS without a network: the uniform evaluator double (and a
+//! scripted one) drive it, as KataGo's `testsearchnonn.cpp` does.
+
+use shax_core::{Action, Color, Game, KeyHistory, POLICY_SIZE, Position, Preset, Rules, Task};
+use shax_search::{
+    Evaluator, GumbelConfig, Limits, NeuralPlayer, Player, Puct, PuctConfig, UniformEvaluator,
+    run_batched,
+};
+
+/// White: a7 d7 g4 c3; Black: b6 d3 f2. White wins at once with g4-g7 (the
+/// line a7 d7 g7) and any removal, which leaves Black two pieces.
+const WIN_IN_ONE: &str = "WW./B../.../.....W/WB./..B/... w - 0,0 - -,- 0 0 40";
+
+fn config(sims: u32) -> PuctConfig {
+    PuctConfig {
+        simulations: sims,
+        ..PuctConfig::default()
+    }
+}
+
+fn search(pos: Position, config: PuctConfig) -> Puct {
+    let mut s = Puct::new(config, 7);
+    s.set_root(pos, KeyHistory::new(&pos));
+    s.run(&mut UniformEvaluator::default());
+    s
+}
+
+#[test]
+fn finds_a_win_in_one_turn_in_every_preset() {
+    for preset in Preset::ALL {
+        let pos = Position::from_fen(Rules::preset(preset), WIN_IN_ONE).unwrap();
+        let mut s = search(pos, config(400));
+        assert_eq!(
+            s.best_action(0.0),
+            Some("g4-g7".parse().unwrap()),
+            "{preset}"
+        );
+        let stats = s.root_stats();
+        assert!(stats.value > 0.5, "{preset}: root value {}", stats.value);
+        // The removal after the line is a ply by the same player: still a win.
+        let mut after = pos;
+        after.play_unchecked("g4-g7".parse().unwrap());
+        assert_eq!((after.to_act(), after.task()), (Color::White, Task::Remove));
+        let mut s = search(after, config(64));
+        let removal = s.best_action(0.0).unwrap();
+        assert!(removal.is_removal());
+        // Every removal wins: all visits but the root's own evaluation (value 0) score 1.
+        assert!(s.root_stats().value > 0.95, "{preset}: every removal wins");
+    }
+}
+
+/// The win shows only after two plies (the line, then the removal), so each
+/// candidate needs two visits in the first halving phase: 10 actions, 4
+/// phases, 96 simulations.
+#[test]
+fn gumbel_root_finds_the_win_with_few_simulations() {
+    for preset in Preset::ALL {
+        let pos = Position::from_fen(Rules::preset(preset), WIN_IN_ONE).unwrap();
+        let cfg = PuctConfig {
+            gumbel: Some(GumbelConfig::default()),
+            ..config(96)
+        };
+        let mut s = search(pos, cfg);
+        assert_eq!(
+            s.best_action(0.0),
+            Some("g4-g7".parse().unwrap()),
+            "{preset}"
+        );
+        let stats = s.root_stats();
+        let total: f32 = stats.target.iter().sum();
+        assert!((total - 1.0).abs() < 1e-4);
+        let best = stats
+            .actions
+            .iter()
+            .position(|a| a.to_string() == "g4-g7")
+            .unwrap();
+        assert!(
+            stats.target[best] > 0.5,
+            "the improved policy puts its weight on the win: {}",
+            stats.target[best]
+        );
+    }
+}
+
+/// Shax (no flying): White a7 d7 f4 against Black c3 e3 b2. White wins in
+/// two turns with f4-g4 then g4-g7 (the line a7 d7 g7) and a removal; Black
+/// cannot reach g7 or make a line in between.
+#[test]
+fn finds_a_win_in_two_turns() {
+    let fen = "WW./.../.../....W./B.B/B../... w - 0,0 w -,- 0 0 40";
+    let pos = Position::from_fen(Rules::preset(Preset::Shax), fen).unwrap();
+    let mut s = search(pos, config(1500));
+    assert_eq!(s.best_action(0.0), Some("f4-g4".parse::<Action>().unwrap()));
+    assert!(s.root_stats().value > 0.3, "{}", s.root_stats().value);
+}
+
+#[test]
+fn every_chosen_action_is_legal_in_random_positions() {
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(3);
+    for preset in Preset::ALL {
+        for _ in 0..40 {
+            let mut game = Game::new(Rules::preset(preset));
+            for _ in 0..rng.random_range(0..120) {
+                let legal = game.legal_actions();
+                if legal.is_empty() {
+                    break;
+                }
+                game.play(legal[rng.random_range(0..legal.len())]).unwrap();
+            }
+            if game.outcome().is_some() {
+                continue;
+            }
+            let mut player = NeuralPlayer::new(
+                "test".to_string(),
+                PuctConfig {
+                    gumbel: rng.random_bool(0.5).then(GumbelConfig::default),
+                    ..config(24)
+                },
+                Box::new(UniformEvaluator::default()),
+            );
+            let a = player
+                .choose_in_game(&game, &Limits::NONE, rng.random())
+                .unwrap();
+            assert!(
+                game.position().is_legal(a),
+                "{a} in {}",
+                game.position().fen()
+            );
+        }
+    }
+}
+
+#[test]
+fn batching_collects_full_batches_across_games_in_flight() {
+    let mut eval = UniformEvaluator::default();
+    let rules = Rules::default();
+    let mut searches: Vec<Puct> = (0..32)
+        .map(|i| {
+            let mut s = Puct::new(
+                PuctConfig {
+                    leaves_per_batch: 4,
+                    ..config(100)
+                },
+                i,
+            );
+            let pos = Position::new(rules);
+            s.set_root(pos, KeyHistory::new(&pos));
+            s
+        })
+        .collect();
+    let mut buf = shax_search::EvalBuffers::default();
+    run_batched(&mut searches, &mut eval, &mut buf);
+    for s in &searches {
+        assert_eq!(s.done(), 100);
+    }
+    // 32 roots first, then rounds of up to 64 leaves (32 games x up to 4).
+    assert_eq!(eval.batch_sizes[0], 32);
+    let full = eval.batch_sizes.iter().filter(|&&b| b == 64).count();
+    assert!(
+        full * 10 >= eval.batch_sizes.len() * 8,
+        "most batches are full: {:?}",
+        eval.batch_sizes
+    );
+    assert_eq!(
+        eval.positions,
+        32 * 100,
+        "one evaluation per simulation in the opening (no finished games)"
+    );
+}
+
+#[test]
+fn one_search_batches_its_own_leaves_with_virtual_loss() {
+    let pos = Position::new(Rules::default());
+    let mut s = Puct::new(
+        PuctConfig {
+            leaves_per_batch: 16,
+            ..config(161)
+        },
+        1,
+    );
+    s.set_root(pos, KeyHistory::new(&pos));
+    let mut eval = UniformEvaluator::default();
+    s.run(&mut eval);
+    assert_eq!(eval.batch_sizes[0], 1, "the root alone first");
+    assert!(
+        eval.batch_sizes[1..].iter().all(|&b| b == 16),
+        "{:?}",
+        eval.batch_sizes
+    );
+    // Virtual loss spreads one batch's leaves over distinct children.
+    let stats = s.root_stats();
+    assert!(stats.visits.iter().filter(|&&v| v > 0).count() >= 16);
+}
+
+#[test]
+fn tree_reuse_keeps_the_subtree_of_the_played_action() {
+    let pos = Position::new(Rules::default());
+    let mut s = search(pos, config(300));
+    let a = s.best_action(0.0).unwrap();
+    let visits_of_a = {
+        let st = s.root_stats();
+        st.visits[st.actions.iter().position(|&x| x == a).unwrap()]
+    };
+    let mut child = pos;
+    child.play_unchecked(a);
+    let mut history = KeyHistory::new(&pos);
+    history.push(a, &child);
+    assert!(s.set_root(child, history.clone()));
+    assert_eq!(s.root_stats().visits.iter().sum::<u32>() + 1, visits_of_a);
+    // Two plies further down (the opponent's reply) is found as well.
+    let b = child.legal_actions()[0];
+    let mut grandchild = child;
+    grandchild.play_unchecked(b);
+    history.push(b, &grandchild);
+    s.run(&mut UniformEvaluator::default());
+    let reused = s.set_root(grandchild, history);
+    assert!(reused || s.tree_size() == 1);
+    // An unrelated position clears the tree.
+    assert!(!s.set_root(pos, KeyHistory::new(&pos)));
+    assert_eq!(s.tree_size(), 1);
+}
+
+#[test]
+fn dirichlet_noise_perturbs_root_priors_only_when_asked() {
+    let pos = Position::new(Rules::default());
+    let plain = search(pos, config(50)).root_stats();
+    let noisy = search(
+        pos,
+        PuctConfig {
+            dirichlet_epsilon: 0.25,
+            ..config(50)
+        },
+    );
+    // Reported priors are the network's, noise or not.
+    assert_eq!(noisy.root_stats().prior, plain.prior);
+    // Visits follow the noisy priors: with uniform priors and values the plain
+    // search spreads visits evenly, the noisy one does not.
+    let spread = |v: &[u32]| v.iter().max().unwrap() - v.iter().min().unwrap();
+    assert!(spread(&noisy.root_stats().visits) > spread(&plain.visits));
+}
+
+/// An evaluator that says the player to act is winning, everywhere: search
+/// must turn that into "the player who just moved is losing" when the player
+/// to act changes, and keep it when the same player acts again (removals).
+struct ToActWins;
+
+impl Evaluator for ToActWins {
+    fn evaluate(&mut self, positions: &[Position], logits: &mut [f32], values: &mut [f32]) {
+        assert_eq!(logits.len(), positions.len() * POLICY_SIZE);
+        logits.fill(0.0);
+        values.fill(0.9);
+    }
+}
+
+#[test]
+fn values_follow_the_player_to_act_not_alternation() {
+    // After White's line, White removes: the same player acts twice.
+    let pos = Position::from_fen(Rules::preset(Preset::NineMensMorris), WIN_IN_ONE).unwrap();
+    let mut s = Puct::new(config(200), 1);
+    s.set_root(pos, KeyHistory::new(&pos));
+    s.run(&mut ToActWins);
+    let st = s.root_stats();
+    for (a, q) in st.actions.iter().zip(&st.q) {
+        if st.visits[st.actions.iter().position(|x| x == a).unwrap()] == 0 {
+            continue;
+        }
+        if a.to_string() == "g4-g7" {
+            // Leads to White removing (White to act): good for White.
+            assert!(*q > 0.5, "{a}: {q}");
+        } else {
+            // Leads to Black to act, who "wins": bad for White.
+            assert!(*q < 0.0, "{a}: {q}");
+        }
+    }
+}
