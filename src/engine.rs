@@ -37,8 +37,16 @@ impl Engine {
     pub fn new() -> Engine {
         let rules = Rules::default();
         let registry = crate::cmd::players::registry();
-        let player = registry.build_str(DEFAULT_PLAYER).expect("the default player builds");
-        Engine { rules, game: Game::new(rules), registry, player, searches: 0 }
+        let player = registry
+            .build_str(DEFAULT_PLAYER)
+            .expect("the default player builds");
+        Engine {
+            rules,
+            game: Game::new(rules),
+            registry,
+            player,
+            searches: 0,
+        }
     }
 
     /// Handles one input line, returning the output lines and whether to go on.
@@ -88,7 +96,10 @@ impl Engine {
         match name.to_ascii_lowercase().as_str() {
             "rules" => {
                 if value.is_empty() {
-                    return Err("setoption Rules: missing value (a preset name or a rules TOML path)".to_string());
+                    return Err(
+                        "setoption Rules: missing value (a preset name or a rules TOML path)"
+                            .to_string(),
+                    );
                 }
                 let rules = Rules::load(&value).map_err(|e| format!("setoption Rules: {e}"))?;
                 self.rules = rules;
@@ -97,13 +108,21 @@ impl Engine {
             }
             "player" => {
                 if value.is_empty() {
-                    return Err("setoption Player: missing value (a player spec such as alphabeta:depth=4)".to_string());
+                    return Err(
+                        "setoption Player: missing value (a player spec such as alphabeta:depth=4)"
+                            .to_string(),
+                    );
                 }
-                self.player = self.registry.build_str(&value).map_err(|e| format!("setoption Player: {e}"))?;
+                self.player = self
+                    .registry
+                    .build_str(&value)
+                    .map_err(|e| format!("setoption Player: {e}"))?;
                 Ok(Vec::new())
             }
             "" => Err("setoption: missing option name".to_string()),
-            _ => Err(format!("setoption: unknown option '{name}' (options: Rules, Player)")),
+            _ => Err(format!(
+                "setoption: unknown option '{name}' (options: Rules, Player)"
+            )),
         }
     }
 
@@ -116,17 +135,24 @@ impl Engine {
         let start = match setup.split_first() {
             Some((&"startpos", [])) => Position::new(self.rules),
             Some((&"startpos", extra)) => {
-                return Err(format!("position: unexpected '{}' after startpos", extra.join(" ")));
+                return Err(format!(
+                    "position: unexpected '{}' after startpos",
+                    extra.join(" ")
+                ));
             }
-            Some((&"fen", fields)) => {
-                Position::from_fen(self.rules, &fields.join(" ")).map_err(|e| format!("position: {e}"))?
+            Some((&"fen", fields)) => Position::from_fen(self.rules, &fields.join(" "))
+                .map_err(|e| format!("position: {e}"))?,
+            Some((other, _)) => {
+                return Err(format!(
+                    "position: expected startpos or fen, found '{other}'"
+                ));
             }
-            Some((other, _)) => return Err(format!("position: expected startpos or fen, found '{other}'")),
             None => return Err("position: expected startpos or fen".to_string()),
         };
         let mut game = Game::from_position(start);
         for (i, m) in moves.iter().enumerate() {
-            game.play_str(m).map_err(|e| format!("position: action {} '{m}': {e}", i + 1))?;
+            game.play_str(m)
+                .map_err(|e| format!("position: action {} '{m}': {e}", i + 1))?;
         }
         self.game = game;
         Ok(Vec::new())
@@ -142,7 +168,11 @@ impl Engine {
                 "depth" => (64, "depth"),
                 "nodes" => (1_000_000_000, "nodes"),
                 "movetime" => (3_600_000, "movetime"),
-                other => return Err(format!("go: unknown limit '{other}' (limits: depth N, nodes N, movetime MS)")),
+                other => {
+                    return Err(format!(
+                        "go: unknown limit '{other}' (limits: depth N, nodes N, movetime MS)"
+                    ));
+                }
             };
             let n = words
                 .next()
@@ -166,14 +196,22 @@ impl Engine {
             .ok_or_else(|| "go: the player found no action".to_string())?;
         let mut out = Vec::new();
         if let Some(i) = self.player.info() {
-            out.push(format!("info depth {} score {} nodes {} pv {}", i.depth, i.score, i.nodes, action));
+            out.push(format!(
+                "info depth {} score {} nodes {} pv {}",
+                i.depth, i.score, i.nodes, action
+            ));
         }
         out.push(format!("bestmove {action}"));
         Ok(out)
     }
 
     fn legal_line(&self) -> String {
-        let mut actions: Vec<String> = self.game.legal_actions().iter().map(|a| a.to_string()).collect();
+        let mut actions: Vec<String> = self
+            .game
+            .legal_actions()
+            .iter()
+            .map(|a| a.to_string())
+            .collect();
         actions.sort();
         let mut line = "legal".to_string();
         for a in actions {
@@ -211,7 +249,12 @@ impl Engine {
             [d] => d.parse::<u32>().ok().filter(|&d| d <= 64),
             _ => None,
         }
-        .ok_or_else(|| format!("perft: expected 'perft <depth>' with depth 0 to 64, found '{}'", rest.join(" ")))?;
+        .ok_or_else(|| {
+            format!(
+                "perft: expected 'perft <depth>' with depth 0 to 64, found '{}'",
+                rest.join(" ")
+            )
+        })?;
         // The engine's game history is not part of perft: it counts from the
         // current position as a fresh start.
         let n = if self.game.outcome().is_some() && depth > 0 {
@@ -298,11 +341,24 @@ mod tests {
         let mut e = Engine::new();
         for spec in ["random", "greedy", "alphabeta:depth=2", "mcts:sims=50"] {
             assert!(say(&mut e, &format!("setoption name Player value {spec}")).is_empty());
-            for go in ["go", "go depth 2", "go nodes 100", "go movetime 20", "go depth 1 movetime 50"] {
+            for go in [
+                "go",
+                "go depth 2",
+                "go nodes 100",
+                "go movetime 20",
+                "go depth 1 movetime 50",
+            ] {
                 let out = say(&mut e, go);
-                let best = out.last().unwrap().strip_prefix("bestmove ").expect("bestmove");
+                let best = out
+                    .last()
+                    .unwrap()
+                    .strip_prefix("bestmove ")
+                    .expect("bestmove");
                 let legal = say(&mut e, "legal")[0].clone();
-                assert!(legal.split(' ').skip(1).any(|a| a == best), "{spec} {go}: {best}");
+                assert!(
+                    legal.split(' ').skip(1).any(|a| a == best),
+                    "{spec} {go}: {best}"
+                );
             }
         }
     }
@@ -320,11 +376,17 @@ mod tests {
     #[test]
     fn go_on_a_finished_game_and_bad_specs_are_errors() {
         let mut e = Engine::new();
-        say(&mut e, "position fen WW./.../.../....WW/.../BB./B.. w - 0,0 w -,- 0 0 30 moves g4-g7 xb2");
+        say(
+            &mut e,
+            "position fen WW./.../.../....WW/.../BB./B.. w - 0,0 w -,- 0 0 30 moves g4-g7 xb2",
+        );
         assert!(say(&mut e, "status")[0].starts_with("status over"));
         let out = say(&mut e, "go");
         assert_eq!(out.len(), 1);
-        assert!(out[0].starts_with("info string error: go: the game is over"), "{out:?}");
+        assert!(
+            out[0].starts_with("info string error: go: the game is over"),
+            "{out:?}"
+        );
         say(&mut e, "position startpos");
         for bad in [
             "setoption name Player value alphabeta:depth=0",
@@ -343,7 +405,12 @@ mod tests {
         let err = &say(&mut e, "setoption name Player value alphabeta:depth=0")[0];
         assert!(err.contains("depth"), "{err}");
         // The player is unchanged by a bad spec: still the default.
-        assert!(say(&mut e, "go depth 1").last().unwrap().starts_with("bestmove "));
+        assert!(
+            say(&mut e, "go depth 1")
+                .last()
+                .unwrap()
+                .starts_with("bestmove ")
+        );
     }
 
     #[test]

@@ -4,7 +4,10 @@ use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
 fn shax(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_shax")).args(args).output().expect("run shax")
+    Command::new(env!("CARGO_BIN_EXE_shax"))
+        .args(args)
+        .output()
+        .expect("run shax")
 }
 
 fn stdout(o: &Output) -> String {
@@ -23,7 +26,12 @@ fn engine(input: &str) -> (Vec<String>, Output) {
         .stderr(Stdio::piped())
         .spawn()
         .expect("start engine");
-    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
     let out = child.wait_with_output().unwrap();
     (stdout(&out).lines().map(str::to_string).collect(), out)
 }
@@ -39,9 +47,24 @@ fn perft_prints_the_count_on_its_last_line() {
 fn perft_turns_counts_a_move_and_its_removal_as_one() {
     // --fen starts from a given position: Black places on one of 23 points.
     let fen = "W../.../.../....../.../.../... b - 8,8 - -,- 0 0 1";
-    let plies = shax(&["perft", "--rules", "nine-mens-morris", "--fen", fen, "--depth", "1"]);
+    let plies = shax(&[
+        "perft",
+        "--rules",
+        "nine-mens-morris",
+        "--fen",
+        fen,
+        "--depth",
+        "1",
+    ]);
     assert_eq!(stdout(&plies).lines().last(), Some("23"));
-    let turns = shax(&["perft", "--rules", "nine-mens-morris", "--depth", "5", "--turns"]);
+    let turns = shax(&[
+        "perft",
+        "--rules",
+        "nine-mens-morris",
+        "--depth",
+        "5",
+        "--turns",
+    ]);
     let plies = shax(&["perft", "--rules", "nine-mens-morris", "--depth", "5"]);
     let (t, p): (u64, u64) = (
         stdout(&turns).lines().last().unwrap().parse().unwrap(),
@@ -52,12 +75,22 @@ fn perft_turns_counts_a_move_and_its_removal_as_one() {
     // 21 points): such a turn ends after one of Black's two pieces is removed,
     // two leaves where the ply count has one.
     assert_eq!(t, p + 16 * 6 * 21 * 20);
-    let turns6 = shax(&["perft", "--rules", "nine-mens-morris", "--depth", "6", "--turns"]);
+    let turns6 = shax(&[
+        "perft",
+        "--rules",
+        "nine-mens-morris",
+        "--depth",
+        "6",
+        "--turns",
+    ]);
     let t6: u64 = stdout(&turns6).lines().last().unwrap().parse().unwrap();
     // A line at the fifth placement puts a removal and Black's placement in
     // the next two turns' worth of leaves, so turn depth 6 has more leaves
     // than ply depth 6 (96223680).
-    assert!(t6 > 96_223_680, "turn depth 6 reaches beyond the removals: {t6}");
+    assert!(
+        t6 > 96_223_680,
+        "turn depth 6 reaches beyond the removals: {t6}"
+    );
 }
 
 #[test]
@@ -95,7 +128,11 @@ fn engine_session() {
     assert_eq!(lines[uciok + 1], "readyok");
     assert_eq!(lines[uciok + 2], "legal xa1 xd1");
     assert_eq!(lines[uciok + 3], "status ongoing to-act white");
-    assert!(lines[uciok + 4].starts_with("info string error: "), "{}", lines[uciok + 4]);
+    assert!(
+        lines[uciok + 4].starts_with("info string error: "),
+        "{}",
+        lines[uciok + 4]
+    );
     assert!(lines[uciok + 4].contains("a7"));
     // The bad position line left the position as it was.
     assert_eq!(lines[uciok + 5], "legal xa1 xd1");
@@ -110,7 +147,14 @@ fn engine_session() {
 #[test]
 fn engine_survives_garbage_and_eof() {
     let mut input = String::new();
-    for junk in ["\u{0}\u{1}", "position fen", "position fen a b c d e f g h i", "setoption", "perft -1", "go go go"] {
+    for junk in [
+        "\u{0}\u{1}",
+        "position fen",
+        "position fen a b c d e f g h i",
+        "setoption",
+        "perft -1",
+        "go go go",
+    ] {
         input.push_str(junk);
         input.push('\n');
     }
@@ -122,7 +166,17 @@ fn engine_survives_garbage_and_eof() {
 
 #[test]
 fn bench_rules_json() {
-    let o = shax(&["bench", "rules", "--rules", "shax", "--depth", "3", "--seconds", "0.05", "--json"]);
+    let o = shax(&[
+        "bench",
+        "rules",
+        "--rules",
+        "shax",
+        "--depth",
+        "3",
+        "--seconds",
+        "0.05",
+        "--json",
+    ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
     let row = &v["rows"][0];

@@ -53,7 +53,10 @@ struct RulesRow {
 
 fn rules(a: RulesArgs) -> anyhow::Result<()> {
     if !(a.seconds > 0.0 && a.seconds <= 3600.0) {
-        anyhow::bail!("--seconds must be above 0 and at most 3600, got {}", a.seconds);
+        anyhow::bail!(
+            "--seconds must be above 0 and at most 3600, got {}",
+            a.seconds
+        );
     }
     if a.depth > 12 {
         anyhow::bail!("--depth must be at most 12, got {}", a.depth);
@@ -76,7 +79,9 @@ fn rules(a: RulesArgs) -> anyhow::Result<()> {
         let t = Instant::now();
         while t.elapsed() < budget {
             for _ in 0..64 {
-                let (_, n) = play_out(&start, &mut history, |_, legal| legal[rng.random_range(0..legal.len())]);
+                let (_, n) = play_out(&start, &mut history, |_, legal| {
+                    legal[rng.random_range(0..legal.len())]
+                });
                 games += 1;
                 actions += n as u64;
             }
@@ -95,11 +100,21 @@ fn rules(a: RulesArgs) -> anyhow::Result<()> {
         });
     }
     if a.json {
-        println!("{}", serde_json::to_string_pretty(&serde_json::json!({ "bench": "rules", "rows": rows }))?);
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&serde_json::json!({ "bench": "rules", "rows": rows }))?
+        );
     } else {
         println!(
             "{:<18} {:>5} {:>14} {:>9} {:>14} {:>11} {:>13} {:>13}",
-            "rules", "depth", "perft leaves", "seconds", "leaves/s", "games/s", "actions/game", "actions/s"
+            "rules",
+            "depth",
+            "perft leaves",
+            "seconds",
+            "leaves/s",
+            "games/s",
+            "actions/game",
+            "actions/s"
         );
         for r in &rows {
             println!(

@@ -31,7 +31,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         Some(f) => Position::from_fen(rules, f).context("--fen")?,
         None => Position::new(rules),
     };
-    let mode = if args.turns { Depth::Turns } else { Depth::Plies };
+    let mode = if args.turns {
+        Depth::Turns
+    } else {
+        Depth::Plies
+    };
     let t = Instant::now();
     if args.divide {
         let mut total = 0;
