@@ -39,6 +39,7 @@ use burn::tensor::{Bytes, Device};
 use shax_core::Rules;
 
 use crate::encoder::ENCODER_VERSION;
+use crate::evaluator::NetWeights;
 use crate::model::{ModelConfig, PolicyValueNet};
 
 /// Version of the metadata file's format.
@@ -425,6 +426,28 @@ pub fn load_checkpoint(
         meta: read.meta,
         net,
     })
+}
+
+/// Loads the checkpoint `path` as [`NetWeights`] to share among worker
+/// threads (each builds its own [`crate::NetEvaluator`]), checked as by
+/// [`load_checkpoint`].
+///
+/// # Errors
+///
+/// Every error of [`load_checkpoint`]; [`CheckpointError::Record`] when the
+/// weights cannot be serialised again.
+pub fn load_weights(
+    path: &Path,
+    expected_rules: Option<&Rules>,
+) -> Result<(CheckpointMeta, NetWeights), CheckpointError> {
+    let checkpoint = load_checkpoint(path, expected_rules, &crate::Backend::Cpu.device())?;
+    let weights = NetWeights::from_net(&checkpoint.meta.model, checkpoint.net).map_err(|e| {
+        CheckpointError::Record {
+            path: path.to_path_buf(),
+            message: e.to_string(),
+        }
+    })?;
+    Ok((checkpoint.meta, weights))
 }
 
 #[cfg(test)]

@@ -7,8 +7,8 @@
 //!   over [`shax_core::POLICY_SIZE`] and a value in `[-1, 1]`.
 //! - [`NetWeights`] (cheap to clone, `Send + Sync`) -> one [`NetEvaluator`] per
 //!   worker thread, inference on the calling thread.
-//! - [`save_checkpoint`], [`load_checkpoint`], [`init_checkpoint`]: the record
-//!   plus a metadata file checked on load.
+//! - [`save_checkpoint`], [`load_checkpoint`], [`load_weights`],
+//!   [`init_checkpoint`]: the record plus a metadata file checked on load.
 //! - [`Backend`]: the one place the Burn backend is chosen (CPU `flex` by
 //!   default, `wgpu` behind the cargo feature of that name).
 //! - [`bench_nn`]: evaluations per second against the matmul peak.
@@ -42,7 +42,7 @@ pub use backend::{Backend, UnknownBackend};
 pub use bench::{BatchFigures, BenchError, DEFAULT_BENCH_BATCHES, NnBenchReport, bench_nn};
 pub use checkpoint::{
     Checkpoint, CheckpointError, CheckpointMeta, FORMAT_VERSION, init_checkpoint, load_checkpoint,
-    load_metadata, metadata_path, save_checkpoint,
+    load_metadata, load_weights, metadata_path, save_checkpoint,
 };
 pub use encoder::{ENCODER_VERSION, FEATURES, PLANES, encode, encode_batch};
 pub use evaluator::{DEFAULT_BATCH, NetEvaluator, NetWeights, WeightsError};

@@ -14,8 +14,8 @@ use shax_nn::burn::module::Module;
 use shax_nn::burn::tensor::{Tensor, TensorData};
 use shax_nn::{
     Backend, CheckpointError, CheckpointMeta, FEATURES, ModelConfig, NetEvaluator, NetWeights,
-    PolicyValueNet, encode_batch, init_checkpoint, load_checkpoint, load_metadata, metadata_path,
-    save_checkpoint,
+    PolicyValueNet, encode_batch, init_checkpoint, load_checkpoint, load_metadata, load_weights,
+    metadata_path, save_checkpoint,
 };
 use shax_search::Evaluator;
 
@@ -97,6 +97,14 @@ mod evaluator {
         eval.evaluate(&[], &mut [], &mut []);
         assert_eq!(eval.preferred_batch(), shax_nn::DEFAULT_BATCH);
         assert_eq!(eval.with_preferred_batch(0).preferred_batch(), 1);
+    }
+
+    #[test]
+    fn weights_are_shareable_and_evaluators_can_move_to_workers() {
+        fn send_sync<T: Send + Sync>() {}
+        fn send<T: Send>() {}
+        send_sync::<NetWeights>();
+        send::<NetEvaluator>();
     }
 
     #[test]
@@ -322,6 +330,13 @@ mod checkpoint {
         assert!(meta.created_unix > 1_700_000_000);
         let loaded = load_checkpoint(&path, Some(&rules), &Backend::Cpu.device()).unwrap();
         assert_eq!(loaded.meta, meta);
+        // The same network as shareable weights, for worker threads.
+        let (meta2, weights) = load_weights(&path, Some(&rules)).unwrap();
+        assert_eq!(meta2, meta);
+        let pos = positions(rules, 4);
+        let direct = evaluate(loaded.net, &pos);
+        let shared = evaluate(weights.net(&Backend::Cpu.device()).unwrap(), &pos);
+        assert!(direct == shared, "load_weights gives another network");
         let leftovers: Vec<_> = std::fs::read_dir(&dir)
             .unwrap()
             .map(|e| e.unwrap().file_name().into_string().unwrap())
