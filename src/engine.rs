@@ -36,7 +36,7 @@ type Reply = Result<Vec<String>, String>;
 impl Engine {
     pub fn new() -> Engine {
         let rules = Rules::default();
-        let registry = crate::cmd::players::registry();
+        let registry = crate::cmd::players::registry(rules);
         let player = registry
             .build_str(DEFAULT_PLAYER)
             .expect("the default player builds");
@@ -102,8 +102,16 @@ impl Engine {
                     );
                 }
                 let rules = Rules::load(&value).map_err(|e| format!("setoption Rules: {e}"))?;
+                // The player is rebuilt for the new rules (a network player
+                // must have been trained for them); on failure nothing changes.
+                let registry = crate::cmd::players::registry(rules);
+                let player = registry.build_str(&self.player.spec()).map_err(|e| {
+                    format!("setoption Rules: the player cannot play these rules: {e}")
+                })?;
                 self.rules = rules;
                 self.game = Game::new(rules);
+                self.registry = registry;
+                self.player = player;
                 Ok(Vec::new())
             }
             "player" => {

@@ -30,6 +30,9 @@ enum Command {
     Arena(cmd::arena::Args),
     /// Round robin among players, rated by one Bradley-Terry Elo fit (random = 0).
     Ladder(cmd::ladder::Args),
+    /// Networks outside training (`shax net init`).
+    #[command(subcommand)]
+    Net(cmd::net::Net),
 }
 
 fn run(cli: Cli) -> anyhow::Result<()> {
@@ -39,6 +42,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Bench(b) => cmd::bench::run(b),
         Command::Arena(args) => cmd::arena::run(args),
         Command::Ladder(args) => cmd::ladder::run(args),
+        Command::Net(n) => cmd::net::run(n),
     }
 }
 

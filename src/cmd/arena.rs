@@ -48,7 +48,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         opening_plies: args.openings,
         ..ArenaConfig::new(rules, &args.a, &args.b)
     };
-    let r = run_arena(&cfg, &registry())?;
+    let r = run_arena(&cfg, &registry(rules))?;
     let out = match args.out {
         Some(p) => p,
         None => default_path("arena", "jsonl")?,

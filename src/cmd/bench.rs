@@ -13,6 +13,10 @@ pub enum Bench {
     Rules(RulesArgs),
     /// Plain UCT (random rollouts) simulations per second, one thread.
     Uct(super::bench_uct::Args),
+    /// Network evaluations per second per batch size, against the matmul peak.
+    Nn(super::bench_mcts::NnArgs),
+    /// Neural MCTS simulations per second with many games in flight, against the pure network rate.
+    Mcts(super::bench_mcts::MctsArgs),
 }
 
 #[derive(clap::Args, Debug)]
@@ -35,6 +39,8 @@ pub fn run(b: Bench) -> anyhow::Result<()> {
     match b {
         Bench::Rules(a) => rules(a),
         Bench::Uct(a) => super::bench_uct::run(a),
+        Bench::Nn(a) => super::bench_mcts::nn(a),
+        Bench::Mcts(a) => super::bench_mcts::mcts(a),
     }
 }
 

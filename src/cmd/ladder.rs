@@ -53,7 +53,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         opening_plies: args.openings,
         ..LadderConfig::new(rules, &refs)
     };
-    let r = run_ladder(&cfg, &registry())?;
+    let r = run_ladder(&cfg, &registry(rules))?;
     let out = match args.out {
         Some(p) => p,
         None => default_path("ladder", "json")?,

@@ -2,7 +2,9 @@
 
 pub mod arena;
 pub mod bench;
+pub mod bench_mcts;
 pub mod bench_uct;
 pub mod ladder;
+pub mod net;
 pub mod perft;
 pub mod players;
