@@ -387,6 +387,7 @@ mod training {
             let grads = GradientsParams::from_grads(loss.backward(), &net);
             net = optim.step(3e-3, net, grads);
         }
+        eprintln!("loss per Adam step: {losses:?}");
         let (first, last) = (losses[0], *losses.last().unwrap());
         assert!(first.is_finite() && last.is_finite());
         // Uniform-ish start: cross-entropy near ln(600) = 6.4.
