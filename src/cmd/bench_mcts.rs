@@ -273,8 +273,11 @@ pub fn mcts(a: MctsArgs) -> anyhow::Result<()> {
             r.sims_per_sec, r.moves, r.mean_batch, r.pure_evals_per_sec
         );
         println!(
-            "search keeps {:.0}% of the network's rate",
-            100.0 * r.sims_over_pure_evals
+            "search keeps {:.0}% of the network's rate in simulations, {:.0}% in evaluations \
+             ({:.0} evals/s; simulations ending in finished games need none)",
+            100.0 * r.sims_over_pure_evals,
+            100.0 * r.evals_per_sec_in_search / r.pure_evals_per_sec,
+            r.evals_per_sec_in_search
         );
     }
     Ok(())

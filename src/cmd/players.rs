@@ -3,11 +3,11 @@
 //! the difficulty tiers).
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use shax_core::Rules;
-use shax_nn::{NetWeights, load_checkpoint};
+use shax_nn::{NetWeights, load_weights};
 use shax_search::{
     GumbelConfig, NeuralPlayer, Player, PlayerSpec, PuctConfig, Registry, SpecError,
 };
@@ -56,13 +56,6 @@ fn net_param(
     Ok(v)
 }
 
-/// Loads (once per path) the weights of a checkpoint trained for `rules`.
-pub fn load_weights(path: &Path, rules: &Rules) -> anyhow::Result<NetWeights> {
-    let device = shax_nn::Backend::Cpu.device();
-    let ckpt = load_checkpoint(path, Some(rules), &device)?;
-    Ok(NetWeights::from_net(&ckpt.meta.model, ckpt.net)?)
-}
-
 fn build_net(
     spec: &PlayerSpec,
     rules: &Rules,
@@ -101,9 +94,9 @@ fn build_net(
         match cache.get(&path) {
             Some(w) => w.clone(),
             None => {
-                let w = load_weights(&path, rules).map_err(|e| SpecError::Build {
+                let (_, w) = load_weights(&path, Some(rules)).map_err(|e| SpecError::Build {
                     kind: spec.kind.clone(),
-                    why: format!("{e:#}"),
+                    why: e.to_string(),
                 })?;
                 cache.insert(path.clone(), w.clone());
                 w

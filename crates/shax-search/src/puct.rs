@@ -331,6 +331,7 @@ impl Puct {
         let mut out: Vec<Node> = Vec::with_capacity(self.nodes.len());
         let mut root = self.nodes[idx as usize];
         root.parent = NONE;
+        root.in_flight = 0;
         out.push(root);
         let mut queue = VecDeque::from([(idx, 0u32)]);
         while let Some((old, new)) = queue.pop_front() {
@@ -769,11 +770,9 @@ impl Puct {
         }
         let kids = &self.nodes[range];
         if temperature <= 1e-3 {
-            let best = kids.iter().max_by(|a, b| {
-                (a.visits, a.prior)
-                    .partial_cmp(&(b.visits, b.prior))
-                    .unwrap()
-            })?;
+            let best = kids
+                .iter()
+                .max_by(|a, b| a.visits.cmp(&b.visits).then(a.prior.total_cmp(&b.prior)))?;
             return Some(best.action);
         }
         let weights: Vec<f64> = kids

@@ -54,6 +54,8 @@ pub fn score_from_elo(diff: f64) -> f64 {
 /// let e = elo_interval(60, 0, 40);
 /// assert!((e.elo - 70.44).abs() < 0.01);
 /// assert!(e.low < e.elo && e.elo < e.high);
+/// let draws = elo_interval(0, 10, 0);
+/// assert!(draws.elo == 0.0 && draws.low < -100.0 && draws.high > 100.0);
 /// let perfect = elo_interval(200, 0, 0);
 /// assert!(perfect.elo.is_finite() && perfect.low > 600.0);
 /// ```
@@ -91,12 +93,19 @@ pub fn elo_interval(wins: u64, draws: u64, losses: u64) -> Elo {
         + draws as f64 * (0.5 - score).powi(2)
         + losses as f64 * score.powi(2))
         / n;
-    let se = (var / n).sqrt();
     let clamp = |s: f64| s.clamp(edge, 1.0 - edge);
+    let (lo, hi) = if var > 0.0 {
+        let se = (var / n).sqrt();
+        (score - Z95 * se, score + Z95 * se)
+    } else {
+        // Every game ended alike (all draws): the sample shows no spread, so
+        // take Wilson's interval, as if each game were a coin flip for the score.
+        wilson(score, n)
+    };
     Elo {
         elo: elo_from_score(score),
-        low: elo_from_score(clamp(score - Z95 * se)),
-        high: elo_from_score(clamp(score + Z95 * se)),
+        low: elo_from_score(clamp(lo)),
+        high: elo_from_score(clamp(hi)),
     }
 }
 
