@@ -33,6 +33,14 @@ enum Command {
     /// Networks outside training (`shax net init`).
     #[command(subcommand)]
     Net(cmd::net::Net),
+    /// Train a network by self-play: workers, replay window, checkpoints, TensorBoard, evaluation.
+    Train(cmd::train::TrainArgs),
+    /// Self-play workers only: follow a run's newest checkpoint and write shards into it.
+    Selfplay(cmd::train::SelfPlayArgs),
+    /// Describe a run directory (config, steps, newest Elo, files) or a checkpoint.
+    Inspect(cmd::train::InspectArgs),
+    /// Print the games of a shard in notation, with their results.
+    Replay(cmd::train::ReplayArgs),
 }
 
 fn run(cli: Cli) -> anyhow::Result<()> {
@@ -43,6 +51,10 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Arena(args) => cmd::arena::run(args),
         Command::Ladder(args) => cmd::ladder::run(args),
         Command::Net(n) => cmd::net::run(n),
+        Command::Train(args) => cmd::train::train_cmd(args),
+        Command::Selfplay(args) => cmd::train::selfplay_cmd(args),
+        Command::Inspect(args) => cmd::train::inspect_cmd(args),
+        Command::Replay(args) => cmd::train::replay_cmd(args),
     }
 }
 

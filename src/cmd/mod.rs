@@ -8,3 +8,4 @@ pub mod ladder;
 pub mod net;
 pub mod perft;
 pub mod players;
+pub mod train;

@@ -1,0 +1,324 @@
+//! Self-play workers: one thread per worker, each with its own network copy
+//! and many games in flight whose leaves share one network call
+//! ([`step_batched`]). Playout cap randomization: a fraction of moves get a
+//! full search (with root noise) and are recorded with their policy target;
+//! the rest get a fast search and are not trained on.
+//!
+//! A [`Worker`] keeps its games in flight between calls, so a generation
+//! that stops when enough positions are made loses no half-played game: the
+//! next call goes on with them (and with the newer network).
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Instant;
+
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+use shax_core::{Action, Color, KeyHistory, Outcome, Position, Reason, Rules};
+use shax_nn::{Backend, NetWeights};
+use shax_search::{EvalBuffers, GumbelConfig, Puct, PuctConfig, mix_seed, step_batched};
+
+use crate::config::SelfPlayConfig;
+use crate::shard::{GameData, SearchSample, Shard};
+
+/// A game longer than this many actions is adjudicated a draw (the rules'
+/// own limits normally end games long before).
+pub const MAX_GAME_ACTIONS: usize = 3000;
+
+/// What self-play did.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SelfPlayStats {
+    /// Games finished.
+    pub games: u64,
+    /// Positions recorded for training (full searches).
+    pub positions: u64,
+    /// Actions played in finished games.
+    pub actions: u64,
+    /// Simulations searched.
+    pub sims: u64,
+    /// White wins.
+    pub white: u64,
+    /// Black wins.
+    pub black: u64,
+    /// Draws.
+    pub draws: u64,
+    /// Wall-clock seconds.
+    pub seconds: f64,
+}
+
+impl SelfPlayStats {
+    /// Adds another's counts (seconds: the longest).
+    pub fn merge(&mut self, o: &SelfPlayStats) {
+        self.games += o.games;
+        self.positions += o.positions;
+        self.actions += o.actions;
+        self.sims += o.sims;
+        self.white += o.white;
+        self.black += o.black;
+        self.draws += o.draws;
+        self.seconds = self.seconds.max(o.seconds);
+    }
+
+    /// Counts one finished game.
+    pub fn count_game(&mut self, g: &GameData) {
+        self.games += 1;
+        self.positions += g.samples.len() as u64;
+        self.actions += g.actions.len() as u64;
+        match g.outcome.winner {
+            Some(Color::White) => self.white += 1,
+            Some(Color::Black) => self.black += 1,
+            None => self.draws += 1,
+        }
+    }
+}
+
+struct Slot {
+    pos: Position,
+    history: KeyHistory,
+    actions: Vec<Action>,
+    full: Vec<bool>,
+    samples: Vec<SearchSample>,
+    this_full: bool,
+}
+
+/// One self-play worker and its games in flight.
+pub struct Worker {
+    rules: Rules,
+    cfg: SelfPlayConfig,
+    full_cfg: PuctConfig,
+    fast_cfg: PuctConfig,
+    rng: SmallRng,
+    searches: Vec<Puct>,
+    slots: Vec<Slot>,
+}
+
+impl std::fmt::Debug for Worker {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Worker")
+            .field("games_in_flight", &self.slots.len())
+            .finish()
+    }
+}
+
+impl Worker {
+    /// A worker for `rules` with the settings `cfg`, seeded by `seed`.
+    pub fn new(rules: Rules, cfg: &SelfPlayConfig, seed: u64) -> Worker {
+        let gumbel = cfg.gumbel.then_some(GumbelConfig {
+            considered: cfg.gumbel_considered,
+            ..GumbelConfig::default()
+        });
+        let full_cfg = PuctConfig {
+            simulations: cfg.sims,
+            dirichlet_alpha: cfg.dirichlet_alpha,
+            dirichlet_epsilon: if cfg.gumbel {
+                0.0
+            } else {
+                cfg.dirichlet_epsilon
+            },
+            leaves_per_batch: cfg.leaves_per_batch,
+            gumbel,
+            ..PuctConfig::default()
+        };
+        let fast_cfg = PuctConfig {
+            simulations: cfg.fast_sims,
+            dirichlet_epsilon: 0.0,
+            ..full_cfg
+        };
+        let start = Position::new(rules);
+        let mut w = Worker {
+            rules,
+            cfg: cfg.clone(),
+            full_cfg,
+            fast_cfg,
+            rng: SmallRng::seed_from_u64(seed),
+            searches: (0..cfg.games_in_flight)
+                .map(|i| Puct::new(full_cfg, mix_seed(seed, i as u64 + 1)))
+                .collect(),
+            slots: (0..cfg.games_in_flight)
+                .map(|_| Slot {
+                    pos: start,
+                    history: KeyHistory::new(&start),
+                    actions: Vec::new(),
+                    full: Vec::new(),
+                    samples: Vec::new(),
+                    this_full: true,
+                })
+                .collect(),
+        };
+        for i in 0..w.slots.len() {
+            w.start_move(i);
+        }
+        w
+    }
+
+    /// Chooses a full or fast search for slot `i`'s next move and sets its root.
+    fn start_move(&mut self, i: usize) {
+        let full = self.rng.random::<f32>() < self.cfg.full_search_fraction;
+        let slot = &mut self.slots[i];
+        slot.this_full = full;
+        let search = &mut self.searches[i];
+        search.set_config(if full { self.full_cfg } else { self.fast_cfg });
+        search.set_root(slot.pos, slot.history.clone());
+    }
+
+    /// Plays with the network `weights` until `stop` says so (checked after
+    /// every network call) or `target` positions have been recorded by all
+    /// workers together (`produced`); returns the games finished here.
+    ///
+    /// # Errors
+    ///
+    /// A message when the network cannot be built.
+    pub fn play(
+        &mut self,
+        weights: &NetWeights,
+        backend: Backend,
+        produced: &AtomicU64,
+        target: u64,
+        stop: &AtomicBool,
+    ) -> Result<(Vec<GameData>, SelfPlayStats), String> {
+        let batch = self.cfg.games_in_flight * self.cfg.leaves_per_batch;
+        let mut eval = weights
+            .evaluator_on(backend)
+            .map_err(|e| e.to_string())?
+            .with_preferred_batch(batch);
+        let mut buf = EvalBuffers::default();
+        let mut stats = SelfPlayStats::default();
+        let mut done = Vec::new();
+        let t = Instant::now();
+        while produced.load(Ordering::Relaxed) < target && !stop.load(Ordering::Relaxed) {
+            step_batched(&mut self.searches, &mut eval, &mut buf);
+            for i in 0..self.slots.len() {
+                if !self.searches[i].finished() {
+                    continue;
+                }
+                if let Some(game) = self.finish_move(i, &mut stats) {
+                    produced.fetch_add(game.samples.len() as u64, Ordering::Relaxed);
+                    stats.count_game(&game);
+                    done.push(game);
+                }
+            }
+        }
+        stats.seconds = t.elapsed().as_secs_f64();
+        Ok((done, stats))
+    }
+
+    /// Plays slot `i`'s searched move; returns the game when it ended.
+    fn finish_move(&mut self, i: usize, stats: &mut SelfPlayStats) -> Option<GameData> {
+        let search = &mut self.searches[i];
+        stats.sims += u64::from(search.done());
+        let slot = &mut self.slots[i];
+        let ply = slot.actions.len();
+        if slot.this_full {
+            let rs = search.root_stats();
+            slot.samples.push(SearchSample {
+                ply: ply as u32,
+                root_value: rs.value,
+                policy: rs
+                    .actions
+                    .iter()
+                    .zip(&rs.target)
+                    .map(|(a, &p)| (a.policy_index() as u16, p))
+                    .collect(),
+            });
+        }
+        let temperature = if (ply as u32) < self.cfg.temperature_moves {
+            self.cfg.temperature
+        } else {
+            self.cfg.final_temperature
+        };
+        let action = search.best_action(temperature);
+        let outcome = match action {
+            Some(a) => {
+                slot.pos.play_unchecked(a);
+                slot.history.push(a, &slot.pos);
+                slot.actions.push(a);
+                slot.full.push(slot.this_full);
+                slot.history.outcome(&slot.pos).or_else(|| {
+                    (slot.actions.len() >= MAX_GAME_ACTIONS).then_some(Outcome {
+                        winner: None,
+                        reason: Reason::MaxActions,
+                    })
+                })
+            }
+            // No legal action but not over: cannot happen with the rules' own
+            // outcome; adjudicate a draw rather than loop.
+            None => Some(slot.history.outcome(&slot.pos).unwrap_or(Outcome {
+                winner: None,
+                reason: Reason::MaxActions,
+            })),
+        };
+        let game = outcome.map(|outcome| {
+            let start = Position::new(self.rules);
+            let g = GameData {
+                actions: std::mem::take(&mut slot.actions),
+                full_search: std::mem::take(&mut slot.full),
+                outcome,
+                samples: std::mem::take(&mut slot.samples),
+            };
+            slot.pos = start;
+            slot.history = KeyHistory::new(&start);
+            g
+        });
+        self.start_move(i);
+        game
+    }
+}
+
+/// Runs `workers` on their own threads (one thread each, network inference on
+/// it) with `weights` until they recorded `target` positions together or
+/// `stop` is set; returns one shard per worker that finished games (played
+/// by the network of step `net_step`) and the merged statistics.
+///
+/// # Errors
+///
+/// A message when a worker's network cannot be built or a thread fails.
+pub fn play_generation(
+    workers: &mut [Worker],
+    weights: &NetWeights,
+    backend: Backend,
+    net_step: u64,
+    target: u64,
+    stop: &AtomicBool,
+) -> Result<(Vec<Shard>, SelfPlayStats), String> {
+    let produced = AtomicU64::new(0);
+    let rules = workers.first().map(|w| w.rules).unwrap_or_default();
+    let results: Vec<Result<(Vec<GameData>, SelfPlayStats), String>> =
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = workers
+                .iter_mut()
+                .map(|w| {
+                    let produced = &produced;
+                    scope.spawn(move || {
+                        // One thread per worker: inference stays on it.
+                        let pool = rayon::ThreadPoolBuilder::new()
+                            .num_threads(1)
+                            .build()
+                            .map_err(|e| e.to_string())?;
+                        pool.install(|| w.play(weights, backend, produced, target, stop))
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| {
+                    h.join()
+                        .unwrap_or_else(|_| Err("a self-play worker panicked".into()))
+                })
+                .collect()
+        });
+    let mut shards = Vec::new();
+    let mut stats = SelfPlayStats::default();
+    for r in results {
+        let (games, s) = r?;
+        stats.merge(&s);
+        if !games.is_empty() {
+            shards.push(Shard {
+                rules,
+                net_step,
+                sims: s.sims,
+                seconds: s.seconds as f32,
+                games,
+            });
+        }
+    }
+    Ok((shards, stats))
+}

@@ -1,0 +1,194 @@
+//! The trainer end to end on a tiny config, through the library:
+//! - `resume_after_a_kill_loses_nothing`: a run stopped after two checkpoints
+//!   (with the leftovers of a kill: a half-written checkpoint folder, a shard
+//!   temporary, TensorBoard values of the newest checkpoint never flushed) and
+//!   resumed ends with the same step counter, every checkpoint, and one
+//!   TensorBoard value per checkpoint step, no gap, no duplicate;
+//! - `a_corrupt_shard_is_skipped_with_a_warning_naming_it`;
+//! - `an_existing_run_dir_without_resume_is_refused`.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+
+use shax_search::Registry;
+use shax_train::tb::{event_files, read_dir_values, read_event_file};
+use shax_train::{
+    Observer, RunError, TrainConfig, TrainOptions, TrainState, list_checkpoints, train,
+};
+
+struct Lines(Vec<String>);
+
+impl Observer for Lines {
+    fn line(&mut self, line: &str) {
+        self.0.push(line.to_string());
+    }
+}
+
+fn tiny() -> TrainConfig {
+    let text = fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../configs/smoke.toml"
+    ))
+    .unwrap();
+    let mut c = TrainConfig::parse(&text, "smoke.toml").unwrap();
+    c.eval.every_checkpoints = 0; // no network player in the classic registry
+    c.run.total_steps = 40;
+    c.selfplay.workers = 1;
+    c
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("shax-train-{name}-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&d);
+    d
+}
+
+fn opts(dir: &Path, resume: bool, stop_after: Option<u64>) -> TrainOptions {
+    TrainOptions {
+        run_dir: dir.to_path_buf(),
+        config: tiny(),
+        resume,
+        selfplay: true,
+        stop_after_checkpoints: stop_after,
+    }
+}
+
+/// Cuts the event file just before the first record holding `step`.
+fn drop_tb_step(file: &Path, step: i64) {
+    let bytes = fs::read(file).unwrap();
+    let mut at = 0;
+    let mut cut = bytes.len();
+    while at + 12 <= bytes.len() {
+        let len = u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap()) as usize;
+        let next = at + 16 + len;
+        let probe = file.with_extension("probe");
+        fs::write(&probe, &bytes[..next]).unwrap();
+        let has = read_event_file(&probe)
+            .unwrap()
+            .values
+            .iter()
+            .any(|v| v.step == step);
+        fs::remove_file(&probe).unwrap();
+        if has {
+            cut = at;
+            break;
+        }
+        at = next;
+    }
+    fs::write(file, &bytes[..cut]).unwrap();
+}
+
+#[test]
+fn resume_after_a_kill_loses_nothing() {
+    let dir = tmp("resume");
+    let stop = AtomicBool::new(false);
+    let reg = Registry::classic();
+    let mut out = Lines(Vec::new());
+    let s = train(&opts(&dir, false, Some(2)), &reg, &mut out, &stop).unwrap();
+    assert_eq!(s.step, 20);
+    // What a kill -9 can leave: TensorBoard values of step 20 never flushed,
+    // a half-written checkpoint folder, a shard temporary.
+    let files = event_files(&dir.join("tb"));
+    assert_eq!(files.len(), 1);
+    drop_tb_step(&files[0], 20);
+    assert!(
+        !read_dir_values(&dir.join("tb"))["loss/total"]
+            .iter()
+            .any(|&(s, _)| s == 20)
+    );
+    fs::create_dir_all(dir.join("checkpoints/.tmp-step-000000030-99")).unwrap();
+    fs::write(
+        dir.join("checkpoints/.tmp-step-000000030-99/net.bpk"),
+        b"half",
+    )
+    .unwrap();
+    fs::write(dir.join("shards/.123-half.shard.tmp99"), b"SHAX").unwrap();
+
+    let mut out = Lines(Vec::new());
+    let s = train(&opts(&dir, true, None), &reg, &mut out, &stop).unwrap();
+    assert_eq!(s.step, 40, "{:?}", out.0);
+    assert!(
+        out.0
+            .iter()
+            .any(|l| l.contains("resuming") && l.contains("step 20"))
+    );
+    let steps: Vec<u64> = list_checkpoints(&dir).iter().map(|c| c.0).collect();
+    assert_eq!(steps, [0, 10, 20, 30, 40]);
+    let state: TrainState = serde_json::from_slice(
+        &fs::read(dir.join("checkpoints/step-000000040/state.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(state.step, 40);
+    assert_eq!(state.samples_trained, 40 * 32);
+    // TensorBoard: one value per checkpoint step, no gap, no duplicate.
+    let tb = read_dir_values(&dir.join("tb"));
+    for tag in [
+        "loss/policy",
+        "loss/value",
+        "loss/total",
+        "train/lr",
+        "train/samples_per_sec",
+        "selfplay/games_per_sec",
+        "selfplay/sims_per_sec",
+        "selfplay/game_length",
+        "selfplay/outcome_white",
+        "selfplay/outcome_black",
+        "selfplay/outcome_draw",
+        "buffer/positions",
+        "train/value_predictions",
+    ] {
+        let mut steps: Vec<i64> = tb[tag].iter().map(|&(s, _)| s).collect();
+        steps.sort();
+        assert_eq!(steps, [10, 20, 30, 40], "{tag}");
+    }
+    let _ = fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_corrupt_shard_is_skipped_with_a_warning_naming_it() {
+    let dir = tmp("corrupt");
+    let stop = AtomicBool::new(false);
+    let reg = Registry::classic();
+    let mut out = Lines(Vec::new());
+    train(&opts(&dir, false, Some(1)), &reg, &mut out, &stop).unwrap();
+    // Damage one real shard (truncate it) and add garbage with the extension.
+    let shards: Vec<PathBuf> = shax_train::list_shards(&dir.join("shards"));
+    assert!(!shards.is_empty());
+    let victim = &shards[0];
+    let bytes = fs::read(victim).unwrap();
+    fs::write(victim, &bytes[..bytes.len() / 2]).unwrap();
+    let garbage = dir.join("shards/9999999999999-garbage.shard");
+    fs::write(&garbage, b"not a shard at all").unwrap();
+    let mut out = Lines(Vec::new());
+    let s = train(&opts(&dir, true, Some(1)), &reg, &mut out, &stop).unwrap();
+    assert_eq!(s.step, 20);
+    for bad in [victim, &garbage] {
+        let name = bad.display().to_string();
+        assert!(
+            out.0
+                .iter()
+                .any(|l| l.contains("warning") && l.contains(&name)),
+            "no warning naming {name}: {:?}",
+            out.0
+        );
+    }
+    let _ = fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn an_existing_run_dir_without_resume_is_refused() {
+    let dir = tmp("exists");
+    fs::create_dir_all(&dir).unwrap();
+    let mut out = Lines(Vec::new());
+    let e = train(
+        &opts(&dir, false, None),
+        &Registry::classic(),
+        &mut out,
+        &AtomicBool::new(false),
+    )
+    .unwrap_err();
+    assert!(matches!(e, RunError::Exists(_)));
+    assert!(e.to_string().contains(&dir.display().to_string()));
+    let _ = fs::remove_dir_all(&dir);
+}

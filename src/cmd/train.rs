@@ -1,0 +1,313 @@
+//! `shax train`, `shax selfplay`, `shax inspect`, `shax replay`: the
+//! self-play trainer of `shax-train` on the command line.
+
+use std::io::IsTerminal as _;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+
+use anyhow::Context as _;
+use indicatif::{ProgressBar, ProgressStyle};
+use shax_core::Game;
+use shax_train::{
+    Observer, SelfPlayOptions, TrainConfig, TrainOptions, inspect_run, read_shard, selfplay, train,
+};
+
+/// The config `shax train` uses without `--config` (the laptop default for Shax).
+pub const DEFAULT_CONFIG: &str = include_str!("../../configs/shax.toml");
+
+#[derive(clap::Args, Debug)]
+pub struct TrainArgs {
+    /// Training config (TOML; see configs/); the embedded configs/shax.toml when absent.
+    #[arg(long)]
+    config: Option<PathBuf>,
+    /// Run directory; runs/<config name>-<unix time> when absent.
+    #[arg(long)]
+    run_dir: Option<PathBuf>,
+    /// Continue the run in --run-dir from its newest complete checkpoint (its own config.toml).
+    #[arg(long)]
+    resume: bool,
+    /// Trainer only: games come from `shax selfplay` processes sharing the run directory.
+    #[arg(long)]
+    no_selfplay: bool,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct SelfPlayArgs {
+    /// The run directory to follow (its config.toml and newest checkpoint).
+    #[arg(long)]
+    run_dir: PathBuf,
+    /// Worker threads (default: the run config's `selfplay.workers`).
+    #[arg(long)]
+    workers: Option<usize>,
+    /// Positions per shard written (a shard per worker per round).
+    #[arg(long, default_value_t = 2000)]
+    shard_positions: u64,
+    /// Stop after this many positions (default: when the run's last step is checkpointed).
+    #[arg(long)]
+    max_positions: Option<u64>,
+    /// Seed mixed into the run's (the process id is mixed in too).
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct InspectArgs {
+    /// A run directory, or a checkpoint (`net.bpk` or its folder).
+    path: PathBuf,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct ReplayArgs {
+    /// A shard file.
+    shard: PathBuf,
+    /// Only this game (0-based) of the shard.
+    #[arg(long)]
+    game: Option<usize>,
+}
+
+/// Log lines on stderr; on a terminal a progress bar with rate and ETA.
+struct Console {
+    bar: Option<ProgressBar>,
+}
+
+impl Console {
+    fn new() -> Console {
+        let bar = std::io::stderr().is_terminal().then(|| {
+            let b = ProgressBar::new(0);
+            b.set_style(
+                ProgressStyle::with_template("{bar:40} step {pos}/{len} {per_sec} eta {eta} {msg}")
+                    .unwrap_or_else(|_| ProgressStyle::default_bar()),
+            );
+            b
+        });
+        Console { bar }
+    }
+}
+
+impl Observer for Console {
+    fn line(&mut self, line: &str) {
+        match &self.bar {
+            Some(b) => b.println(line),
+            None => eprintln!("{line}"),
+        }
+    }
+
+    fn progress(&mut self, step: u64, total: u64) {
+        if let Some(b) = &self.bar {
+            b.set_length(total);
+            b.set_position(step);
+        }
+    }
+}
+
+fn default_run_dir(config: Option<&Path>) -> PathBuf {
+    let stem = config
+        .and_then(|p| p.file_stem())
+        .map_or("shax".to_string(), |s| s.to_string_lossy().into_owned());
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    PathBuf::from("runs").join(format!("{stem}-{secs}"))
+}
+
+pub fn train_cmd(a: TrainArgs) -> anyhow::Result<()> {
+    if a.resume && a.config.is_some() {
+        anyhow::bail!(
+            "--resume uses the run's own config.toml; edit that file (e.g. run.total_steps) instead of passing --config"
+        );
+    }
+    if a.resume && a.run_dir.is_none() {
+        anyhow::bail!("--resume needs --run-dir");
+    }
+    // Read and check the config before any work.
+    let config = match &a.config {
+        Some(p) => TrainConfig::load(p)?,
+        None => TrainConfig::parse(DEFAULT_CONFIG, "configs/shax.toml (embedded)")?,
+    };
+    let run_dir = a
+        .run_dir
+        .clone()
+        .unwrap_or_else(|| default_run_dir(a.config.as_deref()));
+    let registry = super::players::registry(config.rules);
+    let opts = TrainOptions {
+        run_dir: run_dir.clone(),
+        config,
+        resume: a.resume,
+        selfplay: !a.no_selfplay,
+        stop_after_checkpoints: None,
+    };
+    let mut console = Console::new();
+    let stop = AtomicBool::new(false);
+    let s = train(&opts, &registry, &mut console, &stop)?;
+    if let Some(b) = &console.bar {
+        b.finish_and_clear();
+    }
+    println!(
+        "run {}: step {}, {} checkpoints and {} evaluations in this session; self-play {:.1} positions/s, training {:.0} samples/s",
+        run_dir.display(),
+        s.step,
+        s.checkpoints,
+        s.evaluations,
+        s.selfplay_positions_per_sec,
+        s.train_samples_per_sec
+    );
+    Ok(())
+}
+
+pub fn selfplay_cmd(a: SelfPlayArgs) -> anyhow::Result<()> {
+    if a.workers == Some(0) || a.workers.is_some_and(|w| w > 1024) {
+        anyhow::bail!("--workers must be 1 to 1024");
+    }
+    if a.shard_positions == 0 {
+        anyhow::bail!("--shard-positions must be at least 1");
+    }
+    let opts = SelfPlayOptions {
+        run_dir: a.run_dir,
+        workers: a.workers,
+        shard_positions: a.shard_positions,
+        max_positions: a.max_positions,
+        seed: a.seed,
+    };
+    let mut console = Console::new();
+    let stop = AtomicBool::new(false);
+    let s = selfplay(&opts, &mut console, &stop)?;
+    println!(
+        "{} games, {} positions, {} simulations",
+        s.games, s.positions, s.sims
+    );
+    Ok(())
+}
+
+pub fn inspect_cmd(a: InspectArgs) -> anyhow::Result<()> {
+    let p = &a.path;
+    if p.join("config.toml").is_file() && !p.join("net.bpk").is_file() {
+        let info = inspect_run(p)?;
+        if a.json {
+            println!("{}", serde_json::to_string_pretty(&info)?);
+            return Ok(());
+        }
+        println!("run {} ({})", info.run_dir, info.rules);
+        println!(
+            "step {} of {} ({} complete checkpoints, {:.2} hours)",
+            info.step.map_or("none".to_string(), |s| s.to_string()),
+            info.total_steps,
+            info.checkpoints,
+            info.hours
+        );
+        println!(
+            "shards: {} files, {} games, {} positions; {} TensorBoard event files",
+            info.shards, info.games, info.positions, info.event_files
+        );
+        match &info.newest_elo {
+            Some(e) => {
+                let scores: Vec<String> = e
+                    .results
+                    .iter()
+                    .map(|r| format!("{} {:.0}%", r.opponent, 100.0 * r.score))
+                    .collect();
+                println!(
+                    "newest Elo: {} {:.0} [{:.0}, {:.0}] ({}); best step-{}",
+                    e.player,
+                    e.elo,
+                    e.elo_low,
+                    e.elo_high,
+                    scores.join(", "),
+                    e.best_step
+                );
+            }
+            None => println!("newest Elo: no evaluation yet"),
+        }
+        println!("files:");
+        for entry in std::fs::read_dir(p)?.filter_map(Result::ok) {
+            println!("  {}", entry.path().display());
+        }
+        println!("config:\n{}", info.config);
+        return Ok(());
+    }
+    let net = if p.is_dir() {
+        p.join("net.bpk")
+    } else {
+        p.clone()
+    };
+    let meta = shax_nn::load_metadata(&net, None).with_context(|| {
+        format!(
+            "{} is neither a run directory nor a checkpoint",
+            p.display()
+        )
+    })?;
+    if a.json {
+        let v = serde_json::json!({
+            "checkpoint": net.display().to_string(),
+            "step": meta.step,
+            "created_unix": meta.created_unix,
+            "rules": meta.rules.name(),
+            "model": meta.model.to_toml(),
+            "params": meta.model.num_params(),
+        });
+        println!("{}", serde_json::to_string_pretty(&v)?);
+        return Ok(());
+    }
+    println!("checkpoint {} (step {})", net.display(), meta.step);
+    println!("rules: {}", meta.rules.name());
+    println!("network: {} parameters", meta.model.num_params());
+    print!("{}", meta.model.to_toml());
+    if let Some(dir) = net.parent() {
+        for f in ["optim.bpk", "state.json", "config.toml"] {
+            if dir.join(f).is_file() {
+                println!("  {}", dir.join(f).display());
+            }
+        }
+    }
+    Ok(())
+}
+
+pub fn replay_cmd(a: ReplayArgs) -> anyhow::Result<()> {
+    let shard = read_shard(&a.shard)?;
+    println!(
+        "shard {}: {} ({} games, network of step {}, {} positions trained)",
+        a.shard.display(),
+        shard.rules.name(),
+        shard.games.len(),
+        shard.net_step,
+        shard.positions()
+    );
+    for (i, g) in shard.games.iter().enumerate() {
+        if a.game.is_some_and(|k| k != i) {
+            continue;
+        }
+        let mut game = Game::new(shard.rules);
+        let mut text = Vec::with_capacity(g.actions.len());
+        for (ply, action) in g.actions.iter().enumerate() {
+            let mover = game.position().to_act().name();
+            game.play(*action)
+                .with_context(|| format!("game {i}, action {ply}"))?;
+            let star = if g.full_search.get(ply).copied().unwrap_or(false) {
+                "*"
+            } else {
+                ""
+            };
+            text.push(format!("{}{action}{star}", &mover[..1]));
+        }
+        println!(
+            "game {i}: {} actions, {} ({} positions trained; * = full search)",
+            g.actions.len(),
+            g.outcome,
+            g.samples.len()
+        );
+        for chunk in text.chunks(12) {
+            println!("  {}", chunk.join(" "));
+        }
+    }
+    if let Some(k) = a.game
+        && k >= shard.games.len()
+    {
+        anyhow::bail!(
+            "the shard has {} games; --game {k} is out of range",
+            shard.games.len()
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,190 @@
+//! End-to-end tests of `shax train` (configs/smoke.toml), `shax inspect`,
+//! `shax replay` and `shax selfplay`:
+//! - `smoke_config_runs_the_whole_loop`: the files, the checkpoints, every
+//!   promised TensorBoard tag, an event file that parses, one evaluation;
+//! - `bad_config_fails_before_any_work_naming_key_and_file`;
+//! - `selfplay_workers_follow_a_trainer_only_run`.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use shax_train::tb::{event_files, read_dir_values, read_event_file};
+
+fn shax(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_shax"))
+        .args(args)
+        .env_remove("RAYON_NUM_THREADS")
+        .output()
+        .expect("run shax");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("shax-train-cli-{name}-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&d);
+    d
+}
+
+const SMOKE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/configs/smoke.toml");
+
+#[test]
+fn smoke_config_runs_the_whole_loop() {
+    let run = tmp("smoke");
+    let r = run.display().to_string();
+    let (code, stdout, stderr) = shax(&["train", "--config", SMOKE, "--run-dir", &r]);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    assert!(stdout.contains("step 20"), "{stdout}");
+    for f in ["config.toml", "train.log", "elo.jsonl", "best.txt"] {
+        assert!(run.join(f).is_file(), "{f}");
+    }
+    for step in ["000000000", "000000010", "000000020"] {
+        let c = run.join(format!("checkpoints/step-{step}"));
+        for f in [
+            "net.bpk",
+            "net.meta.toml",
+            "optim.bpk",
+            "state.json",
+            "config.toml",
+        ] {
+            assert!(c.join(f).is_file(), "{}", c.join(f).display());
+        }
+    }
+    assert!(!shax_train::list_shards(&run.join("shards")).is_empty());
+    // The event file parses (CRCs checked) and holds every promised tag.
+    let files = event_files(&run.join("tb"));
+    assert_eq!(files.len(), 1);
+    let ev = read_event_file(&files[0]).unwrap();
+    assert!(!ev.truncated && ev.records > 1);
+    let tb = read_dir_values(&run.join("tb"));
+    for tag in [
+        "loss/policy",
+        "loss/value",
+        "loss/total",
+        "train/lr",
+        "train/samples_per_sec",
+        "selfplay/games_per_sec",
+        "selfplay/sims_per_sec",
+        "selfplay/game_length",
+        "selfplay/outcome_white",
+        "selfplay/outcome_black",
+        "selfplay/outcome_draw",
+        "buffer/positions",
+        "train/value_predictions",
+    ] {
+        let steps: Vec<i64> = tb
+            .get(tag)
+            .map_or(vec![], |v| v.iter().map(|x| x.0).collect());
+        assert_eq!(steps, [10, 20], "{tag}");
+    }
+    for tag in ["eval/elo", "eval/score_vs_random", "eval/score_vs_greedy"] {
+        assert_eq!(tb[tag].len(), 1, "{tag}");
+        assert_eq!(tb[tag][0].0, 20, "{tag}");
+    }
+    let total = tb["loss/total"][0].1;
+    assert!(total.is_finite() && total > 0.0);
+
+    // inspect: the run and a checkpoint.
+    let (code, out, err) = shax(&["inspect", &r]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("step 20 of 20") && out.contains("newest Elo: step-20"),
+        "{out}"
+    );
+    let (code, out, err) = shax(&["inspect", &format!("{r}/checkpoints/step-000000020")]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("step 20") && out.contains("optim.bpk"),
+        "{out}"
+    );
+    // replay: a shard in notation with its result.
+    let shard = shax_train::list_shards(&run.join("shards"))[0]
+        .display()
+        .to_string();
+    let (code, out, err) = shax(&["replay", &shard, "--game", "0"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("game 0:") && out.contains("winner"), "{out}");
+    // A second `train` into the same directory without --resume is refused, naming it.
+    let (code, _, err) = shax(&["train", "--config", SMOKE, "--run-dir", &r]);
+    assert_eq!(code, 2);
+    assert!(err.contains(&r) && err.contains("--resume"), "{err}");
+    let _ = fs::remove_dir_all(&run);
+}
+
+#[test]
+fn bad_config_fails_before_any_work_naming_key_and_file() {
+    let dir = tmp("bad");
+    fs::create_dir_all(&dir).unwrap();
+    for (text, key) in [
+        ("[selfplay]\nsimz = 3\n", "selfplay.simz"),
+        ("[train]\nbatch_size = 0\n", "train.batch_size"),
+        ("[model]\nblocks = 100\n", "model.blocks"),
+        ("rules = \"checkers\"\n", "rules"),
+    ] {
+        let cfg = dir.join("bad.toml");
+        fs::write(&cfg, text).unwrap();
+        let run = dir.join("run");
+        let (code, _, err) = shax(&[
+            "train",
+            "--config",
+            &cfg.display().to_string(),
+            "--run-dir",
+            &run.display().to_string(),
+        ]);
+        assert_eq!(code, 2, "{text}");
+        assert!(
+            err.contains(&cfg.display().to_string()) && err.contains(key),
+            "{text}: {err}"
+        );
+        assert!(!run.exists(), "work started for {text}");
+    }
+    let _ = fs::remove_dir_all(&dir);
+}
+
+fn positions_on_disk(run: &Path) -> usize {
+    shax_train::list_shards(&run.join("shards"))
+        .iter()
+        .map(|p| shax_train::read_shard(p).unwrap().positions())
+        .sum()
+}
+
+#[test]
+fn selfplay_workers_follow_a_trainer_only_run() {
+    // A trainer-only run needs games from elsewhere: start it, it waits; a
+    // `shax selfplay` process writes shards into the same directory.
+    let run = tmp("split");
+    let r = run.display().to_string();
+    let mut trainer = Command::new(env!("CARGO_BIN_EXE_shax"))
+        .args(["train", "--config", SMOKE, "--run-dir", &r, "--no-selfplay"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait for the step-0 checkpoint, then play until the run is done.
+    for _ in 0..200 {
+        if run.join("checkpoints/step-000000000/state.json").is_file() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let (code, out, err) = shax(&[
+        "selfplay",
+        "--run-dir",
+        &r,
+        "--workers",
+        "1",
+        "--shard-positions",
+        "50",
+    ]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(err.contains("reached its last step"), "{err}");
+    let status = trainer.wait().unwrap();
+    assert!(status.success());
+    assert!(positions_on_disk(&run) >= 80);
+    assert!(run.join("checkpoints/step-000000020/net.bpk").is_file());
+    let _ = fs::remove_dir_all(&run);
+}
