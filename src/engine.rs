@@ -62,6 +62,7 @@ impl Engine {
                 "id author the shax developers".to_string(),
                 "option name Rules type string default shax".to_string(),
                 format!("option name Player type string default {DEFAULT_PLAYER}"),
+                "option name Tier type string default <empty>".to_string(),
                 "uciok".to_string(),
             ]),
             "isready" => Ok(vec!["readyok".to_string()]),
@@ -127,9 +128,22 @@ impl Engine {
                     .map_err(|e| format!("setoption Player: {e}"))?;
                 Ok(Vec::new())
             }
+            "tier" => {
+                if value.is_empty() {
+                    return Err(format!(
+                        "setoption Tier: missing value ({})",
+                        shax_bot::TIERS.join(", ")
+                    ));
+                }
+                self.player = self
+                    .registry
+                    .build_str(&format!("tier:{value}"))
+                    .map_err(|e| format!("setoption Tier: {e}"))?;
+                Ok(Vec::new())
+            }
             "" => Err("setoption: missing option name".to_string()),
             _ => Err(format!(
-                "setoption: unknown option '{name}' (options: Rules, Player)"
+                "setoption: unknown option '{name}' (options: Rules, Player, Tier)"
             )),
         }
     }

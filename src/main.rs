@@ -41,6 +41,10 @@ enum Command {
     Inspect(cmd::train::InspectArgs),
     /// Print the games of a shard in notation, with their results.
     Replay(cmd::train::ReplayArgs),
+    /// Play a game in the terminal against a difficulty tier or any player.
+    Play(cmd::play::Args),
+    /// Calibrate five difficulty tiers from checkpoints and write their manifest.
+    Tiers(cmd::tiers::Args),
 }
 
 fn run(cli: Cli) -> anyhow::Result<()> {
@@ -55,6 +59,8 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Selfplay(args) => cmd::train::selfplay_cmd(args),
         Command::Inspect(args) => cmd::train::inspect_cmd(args),
         Command::Replay(args) => cmd::train::replay_cmd(args),
+        Command::Play(args) => cmd::play::run(args),
+        Command::Tiers(args) => cmd::tiers::run(args),
     }
 }
 

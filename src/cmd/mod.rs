@@ -7,5 +7,7 @@ pub mod bench_uct;
 pub mod ladder;
 pub mod net;
 pub mod perft;
+pub mod play;
 pub mod players;
+pub mod tiers;
 pub mod train;

@@ -154,7 +154,8 @@ fn fnv1a64(bytes: &[u8]) -> u64 {
 }
 
 /// `YYYY-MM-DDTHH:MM:SSZ` from Unix seconds (proleptic Gregorian, UTC).
-fn utc_string(secs: u64) -> String {
+/// (Also used for other files' timestamps, such as tier manifests.)
+pub fn utc_string(secs: u64) -> String {
     let days = (secs / 86_400) as i64;
     let rem = secs % 86_400;
     // Howard Hinnant's civil_from_days.

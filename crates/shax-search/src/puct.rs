@@ -871,6 +871,7 @@ pub fn step_batched<E: Evaluator + ?Sized>(
 /// player spec builds one around a network; tests use a double).
 pub struct NeuralPlayer {
     spec: String,
+    temperature: f32,
     search: Puct,
     evaluator: Box<dyn Evaluator + Send>,
     info: Option<crate::player::SearchInfo>,
@@ -888,10 +889,21 @@ impl NeuralPlayer {
     ) -> NeuralPlayer {
         NeuralPlayer {
             spec,
+            temperature: 0.0,
             search: Puct::new(config, 0),
             evaluator,
             info: None,
         }
+    }
+
+    /// Plays the most visited action at temperature 0 (the default); above 0,
+    /// samples actions with probability proportional to `visits^(1/t)`: a
+    /// weaker but still sensible player. Ignored with a Gumbel root, which
+    /// samples through its own Gumbel perturbation.
+    #[must_use]
+    pub fn with_temperature(mut self, t: f32) -> NeuralPlayer {
+        self.temperature = t.max(0.0);
+        self
     }
 
     /// The search, for its statistics.
@@ -934,7 +946,7 @@ impl crate::player::Player for NeuralPlayer {
                 break;
             }
         }
-        let action = self.search.best_action(0.0);
+        let action = self.search.best_action(self.temperature);
         let stats = self.search.root_stats();
         self.info = Some(crate::player::SearchInfo {
             depth: 0,

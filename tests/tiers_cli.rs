@@ -1,0 +1,229 @@
+//! Difficulty tiers end to end: a manifest (written here by hand; `shax
+//! tiers` writes real ones) read by `tier:<name>` in the arena, the engine's
+//! `setoption name Tier` and `shax play --tier`.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+fn shax(root: &Path, args: &[&str], stdin: &str) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_shax"))
+        .args(args)
+        .env("SHAX_CHECKPOINTS", root)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// A checkpoints root with `shax/tiers.toml` and a tiny network beside it.
+fn tiers_root(name: &str) -> PathBuf {
+    let root = std::env::temp_dir().join(format!("shax-tiers-{}-{name}", std::process::id()));
+    let dir = root.join("shax");
+    std::fs::create_dir_all(&dir).unwrap();
+    let model = root.join("tiny.toml");
+    std::fs::write(&model, "hidden = 32\nblocks = 1\nvalue_hidden = 16\n").unwrap();
+    let o = shax(
+        &root,
+        &[
+            "net",
+            "init",
+            "--rules",
+            "shax",
+            "--model",
+            model.to_str().unwrap(),
+            "--out",
+            dir.join("n1.bpk").to_str().unwrap(),
+            "--force",
+        ],
+        "",
+    );
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let tier = |name: &str, player: &str, ckpt: &str, elo: f64| {
+        format!(
+            "[[tier]]\nname = \"{name}\"\nplayer = \"{player}\"\n{ckpt}elo = {elo}\nelo_low = {}\nelo_high = {}\ngames_vs_below = 0\n\n",
+            elo - 50.0,
+            elo + 50.0
+        )
+    };
+    let manifest = format!(
+        "format_version = 1\nrules = \"shax\"\ncreated = \"2026-11-29T00:00:00Z\"\nladder_games_per_pair = 10\ntotal_games = 0\n\n{}{}{}{}{}",
+        tier(
+            "beginner",
+            "net:n1.bpk,sims=2,temp=1",
+            "checkpoint = \"n1.bpk\"\n",
+            400.0
+        ),
+        tier("easy", "greedy", "", 500.0),
+        tier("medium", "alphabeta:depth=1", "", 600.0),
+        tier("hard", "alphabeta:depth=2", "", 700.0),
+        tier("master", "alphabeta:depth=3", "", 800.0),
+    );
+    std::fs::write(dir.join("tiers.toml"), manifest).unwrap();
+    root
+}
+
+#[test]
+fn every_tier_loads_and_plays_legal_games() {
+    let root = tiers_root("arena");
+    for pair in [
+        ["beginner", "easy"],
+        ["medium", "hard"],
+        ["master", "beginner"],
+    ] {
+        let (a, b) = (format!("tier:{}", pair[0]), format!("tier:{}", pair[1]));
+        let records = root.join(format!("{}.jsonl", pair[0]));
+        let o = shax(
+            &root,
+            &[
+                "arena",
+                "--rules",
+                "shax",
+                "--a",
+                &a,
+                "--b",
+                &b,
+                "--games",
+                "2",
+                "--json",
+                "--out",
+                records.to_str().unwrap(),
+            ],
+            "",
+        );
+        assert!(o.status.success(), "{}", text(&o.stderr));
+        // The records replay: every action was legal.
+        assert_eq!(
+            std::fs::read_to_string(&records).unwrap().lines().count(),
+            2
+        );
+    }
+    let o = shax(
+        &root,
+        &[
+            "arena",
+            "--rules",
+            "shax",
+            "--a",
+            "tier:grandmaster",
+            "--b",
+            "random",
+            "--games",
+            "2",
+        ],
+        "",
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o.stderr).contains("grandmaster"),
+        "{}",
+        text(&o.stderr)
+    );
+    // Rules without shipped tiers say where they looked.
+    let o = shax(
+        &root,
+        &[
+            "arena",
+            "--rules",
+            "morabaraba",
+            "--a",
+            "tier:easy",
+            "--b",
+            "random",
+            "--games",
+            "2",
+        ],
+        "",
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o.stderr).contains("morabaraba"),
+        "{}",
+        text(&o.stderr)
+    );
+}
+
+#[test]
+fn engine_takes_a_tier() {
+    let root = tiers_root("engine");
+    let o = shax(
+        &root,
+        &["engine"],
+        "setoption name Tier value hard\nposition startpos\ngo\nsetoption name Tier value legendary\nquit\n",
+    );
+    let out = text(&o.stdout);
+    assert!(out.lines().any(|l| l.starts_with("bestmove ")), "{out}");
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("info string error") && l.contains("legendary")),
+        "{out}"
+    );
+}
+
+#[test]
+fn play_against_a_tier_in_the_terminal() {
+    let root = tiers_root("play");
+    let record = root.join("game.jsonl");
+    // Bad input gets a hint and a re-prompt; undo takes back a whole turn.
+    let o = shax(
+        &root,
+        &[
+            "play",
+            "--rules",
+            "shax",
+            "--tier",
+            "easy",
+            "--record",
+            record.to_str().unwrap(),
+        ],
+        "d9\nxa1\nmoves\nd7\nundo\nundo\nd7\nquit\n",
+    );
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let out = text(&o.stdout);
+    assert!(out.contains("is not an action"), "{out}");
+    assert!(out.contains("white must place now"), "{out}");
+    assert!(out.contains("legal: a1 a4 a7"), "{out}");
+    assert!(out.contains("nothing to undo"), "{out}");
+    assert!(
+        out.contains("7  .-----------W---"),
+        "the board shows the piece on d7: {out}"
+    );
+    let rec: serde_json::Value =
+        serde_json::from_str(std::fs::read_to_string(&record).unwrap().trim()).unwrap();
+    assert_eq!(rec["white"], "human");
+    assert_eq!(rec["black"], "tier:easy");
+    assert_eq!(rec["actions"][0], "d7");
+    assert_eq!(
+        rec["actions"].as_array().unwrap().len(),
+        2,
+        "d7 and the reply; the undone turn is gone"
+    );
+    // Playing as Black: the tier opens.
+    let o = shax(
+        &root,
+        &[
+            "play",
+            "--tier",
+            "medium",
+            "--as",
+            "black",
+            "--record",
+            record.to_str().unwrap(),
+        ],
+        "",
+    );
+    assert!(o.status.success());
+    assert!(text(&o.stdout).contains("opponent plays "));
+}
