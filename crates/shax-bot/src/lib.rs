@@ -453,6 +453,24 @@ impl Bot {
     /// The bot of a difficulty tier from the shipped manifest of `rules`
     /// (`checkpoints/<rules>/tiers.toml`; see [`manifest_candidates`]).
     ///
+    /// # Examples
+    ///
+    /// The README's example (compiled here; it runs once tiers are shipped):
+    ///
+    /// ```no_run
+    /// use shax_bot::Bot;
+    /// use shax_core::{Game, Rules};
+    ///
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let rules = Rules::default();
+    /// let mut bot = Bot::from_tier(&rules, "medium")?;
+    /// let mut game = Game::new(rules);
+    /// let action = bot.choose_in_game(&game).expect("the game is not over");
+    /// game.play(action)?;
+    /// # Ok(())
+    /// # }
+    /// ```
+    ///
     /// # Errors
     ///
     /// [`BotError::NoTiers`] for rules without shipped tiers,
