@@ -113,7 +113,7 @@ fn choose(ratings: &[(String, f64)]) -> anyhow::Result<Vec<usize>> {
         // Nearest to the target above the previous tier, leaving room for the rest.
         let remaining = TIERS.len() - 1 - k;
         let start = pool.iter().position(|&i| i == last).expect("in pool") + 1;
-        let end = pool.len() - remaining - 1;
+        let end = pool.len() - remaining;
         let best = pool[start..end]
             .iter()
             .copied()
