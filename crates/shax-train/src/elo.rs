@@ -28,7 +28,8 @@ pub struct Elo {
 /// assert!((elo_from_score(0.75) - 190.85).abs() < 0.01);
 /// ```
 pub fn elo_from_score(score: f64) -> f64 {
-    -400.0 * (1.0 / score - 1.0).log10()
+    // `0.0 -` rather than a negation: an even score is +0, never -0.
+    0.0 - 400.0 * (1.0 / score - 1.0).log10()
 }
 
 /// The expected score of a player `diff` Elo above the opponent.
@@ -318,9 +319,11 @@ mod tests {
         assert!((e.high - elo_from_score(0.6 + Z95 * se)).abs() < 1e-9);
         assert!((e.low - 2.767).abs() < 0.01, "low {}", e.low);
         assert!((e.high - 143.909).abs() < 0.01, "high {}", e.high);
-        // All draws: score 0.5 with zero variance.
+        // All draws: score 0.5 with no spread in the sample; Wilson's interval
+        // (10 games: 0.5 +- 0.2634 in score, +-203.5 Elo), not a zero width.
         let d = elo_interval(0, 10, 0);
-        assert_eq!((d.elo, d.low, d.high), (0.0, 0.0, 0.0));
+        assert_eq!(d.elo.to_bits(), 0.0f64.to_bits());
+        assert!((d.high - 203.50).abs() < 0.01 && (d.low + d.high).abs() < 1e-9, "{d:?}");
         // Draws narrow the interval at the same score.
         let a = elo_interval(30, 40, 30);
         let b = elo_interval(50, 0, 50);
