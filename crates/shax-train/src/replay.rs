@@ -69,8 +69,15 @@ impl ReplayWindow {
             self.total += examples.len() as u64;
             self.in_window += examples.len() as u64;
             self.shards.push_back((path, examples));
+            // Bounded memory while reading a long run's shards: the window never exceeds window_max.
+            self.trim(cfg.window_max);
         }
-        let keep = cfg.window(self.total);
+        self.trim(cfg.window(self.total));
+        fresh
+    }
+
+    /// Drops the oldest shards while the rest hold at least `keep` positions.
+    fn trim(&mut self, keep: u64) {
         while let Some((_, front)) = self.shards.front() {
             let n = front.len() as u64;
             if self.in_window - n < keep || self.shards.len() == 1 {
@@ -79,7 +86,6 @@ impl ReplayWindow {
             self.in_window -= n;
             self.shards.pop_front();
         }
-        fresh
     }
 
     /// Positions in the window.

@@ -192,3 +192,31 @@ fn an_existing_run_dir_without_resume_is_refused() {
     assert!(e.to_string().contains(&dir.display().to_string()));
     let _ = fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn every_shipped_config_parses_and_comments_every_key() {
+    let dir = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../configs"));
+    let mut n = 0;
+    for e in fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_none_or(|x| x != "toml") {
+            continue;
+        }
+        let c = TrainConfig::load(&p).unwrap_or_else(|e| panic!("{e}"));
+        assert!(c.run.total_steps > 0);
+        // Every key line is preceded by a comment line.
+        let text = fs::read_to_string(&p).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        for (i, l) in lines.iter().enumerate() {
+            if l.contains(" = ") && !l.starts_with('#') {
+                assert!(
+                    i > 0 && lines[i - 1].starts_with('#'),
+                    "{}: `{l}` has no comment above it",
+                    p.display()
+                );
+            }
+        }
+        n += 1;
+    }
+    assert!(n >= 6, "expected smoke, shax, three presets and gpu");
+}
