@@ -220,3 +220,74 @@ fn every_shipped_config_parses_and_comments_every_key() {
     }
     assert!(n >= 6, "expected smoke, shax, three presets and gpu");
 }
+
+/// A fixed batch: positions along a game, uniform policy targets, alternating values.
+fn fixed_batch() -> shax_train::Batch {
+    use rand::SeedableRng;
+    let rules = shax_core::Rules::default();
+    let mut game = shax_core::Game::new(rules);
+    let mut examples = Vec::new();
+    for ply in 0..24 {
+        let legal = game.legal_actions();
+        let p = 1.0 / legal.len() as f32;
+        examples.push(shax_train::Example {
+            position: *game.position(),
+            policy: legal.iter().map(|a| (a.policy_index() as u16, p)).collect(),
+            value: if ply % 2 == 0 { 0.5 } else { -0.5 },
+        });
+        game.play(legal[(ply * 5) % legal.len()]).unwrap();
+    }
+    let refs: Vec<&shax_train::Example> = examples.iter().collect();
+    shax_train::Augmenter::new().batch(&refs, &mut rand::rngs::SmallRng::seed_from_u64(1))
+}
+
+#[test]
+fn optimizer_state_survives_a_checkpoint() {
+    use shax_nn::{Backend, CheckpointMeta, load_checkpoint, save_checkpoint};
+    use shax_train::Trainer;
+    let cfg = tiny();
+    let rules = cfg.rules;
+    let batch = fixed_batch();
+    let mut a = Trainer::new(&cfg.model, &cfg.train, 100, Backend::Cpu, 3);
+    for _ in 0..3 {
+        a.train_step(&batch).unwrap();
+    }
+    let dir = tmp("optim");
+    fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("net.bpk");
+    let meta = CheckpointMeta {
+        model: cfg.model.clone(),
+        rules,
+        step: 3,
+        created_unix: 0,
+    };
+    save_checkpoint(&path, a.network(), &meta).unwrap();
+    let state = a.optimizer_bytes().unwrap();
+    let fresh_state = Trainer::new(&cfg.model, &cfg.train, 100, Backend::Cpu, 9)
+        .optimizer_bytes()
+        .unwrap();
+    let resume = |bytes: Vec<u8>| {
+        let ck = load_checkpoint(&path, Some(&rules), &Backend::Cpu.training_device()).unwrap();
+        Trainer::resume(&cfg.model, &cfg.train, 100, Backend::Cpu, ck.net, bytes, 3).unwrap()
+    };
+    let mut b = resume(state);
+    let mut c = resume(fresh_state);
+    assert_eq!(b.step, 3);
+    assert!((b.lr() - a.lr()).abs() < 1e-12);
+    // Two more steps: the second's loss depends on the first update, which
+    // depends on Adam's moments.
+    let mut la = 0.0;
+    let mut lb = 0.0;
+    let mut lc = 0.0;
+    for _ in 0..2 {
+        la = a.train_step(&batch).unwrap().total;
+        lb = b.train_step(&batch).unwrap().total;
+        lc = c.train_step(&batch).unwrap().total;
+    }
+    assert!((la - lb).abs() < 1e-5, "resumed {lb} vs uninterrupted {la}");
+    assert!(
+        (la - lc).abs() > 1e-4,
+        "a fresh optimizer should differ: {lc} vs {la}"
+    );
+    let _ = fs::remove_dir_all(&dir);
+}
