@@ -425,6 +425,7 @@ pub fn train(
             .max(batch as u64);
         // Self-play (or wait for external workers) until the data allows the next steps.
         let sp_start = Instant::now();
+        let mut waited = 0u64;
         let mut fresh = SelfPlayStats::default();
         let mut warn = |s: String| log.line(&s);
         fresh.merge(&window.refresh(&paths.shards(), &cfg.rules, &cfg.train, &mut warn));
@@ -454,6 +455,13 @@ pub fn train(
                     })?;
                 }
             } else {
+                if waited.is_multiple_of(60) {
+                    log.line(&format!(
+                        "waiting for shards from `shax selfplay` ({} of the {need} positions step {next} needs)",
+                        window.total()
+                    ));
+                }
+                waited += 1;
                 std::thread::sleep(std::time::Duration::from_millis(500));
             }
             let mut warn = |s: String| log.line(&s);
