@@ -575,6 +575,7 @@ pub fn train(
             evaluate(&paths, &cfg, trainer.step, registry, &mut tb, &mut log)?;
             summary.evaluations += 1;
         }
+        prune_checkpoints(&paths, &cfg);
         if opts
             .stop_after_checkpoints
             .is_some_and(|k| checkpoints >= k)
@@ -592,6 +593,24 @@ pub fn train(
         summary.step, summary.checkpoints, summary.evaluations
     ));
     Ok(summary)
+}
+
+/// Newest checkpoints kept besides the evaluated ones, the best and step 0.
+pub const KEEP_NEWEST_CHECKPOINTS: usize = 3;
+
+/// Deletes the checkpoints no one needs: all but step 0, the newest
+/// [`KEEP_NEWEST_CHECKPOINTS`], every one an evaluation is due at (the Elo
+/// ladder names them) and the best. Failures are ignored (a worker may be reading one).
+fn prune_checkpoints(paths: &RunPaths, cfg: &TrainConfig) {
+    let all = list_checkpoints(&paths.root);
+    let best = read_best(paths).map(|b| b.0);
+    let newest = all.len().saturating_sub(KEEP_NEWEST_CHECKPOINTS);
+    for (i, (step, dir)) in all.iter().enumerate() {
+        if i >= newest || *step == 0 || Some(*step) == best || eval_due(cfg, *step) {
+            continue;
+        }
+        let _ = fs::remove_dir_all(dir);
+    }
 }
 
 /// The network the workers play with: the newest, or the best with gating.
@@ -930,9 +949,21 @@ pub fn selfplay(
             break;
         }
         if current.as_ref().is_none_or(|(s, _)| *s != step) {
-            let (_, w) = shax_nn::load_weights(&net, Some(&cfg.rules))?;
-            observer.line(&format!("playing with the network of step {step}"));
-            current = Some((step, w));
+            match shax_nn::load_weights(&net, Some(&cfg.rules)) {
+                Ok((_, w)) => {
+                    observer.line(&format!("playing with the network of step {step}"));
+                    current = Some((step, w));
+                }
+                // Pruned or replaced while being read: look again.
+                Err(e) if current.is_some() || list_checkpoints(&paths.root).len() > 1 => {
+                    observer.line(&format!(
+                        "warning: {e}; looking for the newest checkpoint again"
+                    ));
+                    std::thread::sleep(std::time::Duration::from_millis(500));
+                    continue;
+                }
+                Err(e) => return Err(e.into()),
+            }
         }
         let Some((step, weights)) = &current else {
             continue;
