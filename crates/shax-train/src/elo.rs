@@ -323,7 +323,10 @@ mod tests {
         // (10 games: 0.5 +- 0.2634 in score, +-203.5 Elo), not a zero width.
         let d = elo_interval(0, 10, 0);
         assert_eq!(d.elo.to_bits(), 0.0f64.to_bits());
-        assert!((d.high - 203.50).abs() < 0.01 && (d.low + d.high).abs() < 1e-9, "{d:?}");
+        assert!(
+            (d.high - 203.50).abs() < 0.01 && (d.low + d.high).abs() < 1e-9,
+            "{d:?}"
+        );
         // Draws narrow the interval at the same score.
         let a = elo_interval(30, 40, 30);
         let b = elo_interval(50, 0, 50);
