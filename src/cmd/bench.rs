@@ -44,6 +44,22 @@ pub fn run(b: Bench) -> anyhow::Result<()> {
     }
 }
 
+/// Checks a `--seconds` value.
+pub fn check_seconds(s: f64) -> anyhow::Result<()> {
+    if !(s > 0.0 && s <= 3600.0) {
+        anyhow::bail!("--seconds must be above 0 and at most 3600, got {s}");
+    }
+    Ok(())
+}
+
+/// The rule sets a bench covers: the one named, or all four presets.
+pub fn rule_sets(spec: Option<&str>) -> anyhow::Result<Vec<Rules>> {
+    Ok(match spec {
+        Some(spec) => vec![Rules::load(spec)?],
+        None => Preset::ALL.iter().map(|&p| Rules::preset(p)).collect(),
+    })
+}
+
 #[derive(Serialize)]
 struct RulesRow {
     rules: String,
@@ -58,19 +74,11 @@ struct RulesRow {
 }
 
 fn rules(a: RulesArgs) -> anyhow::Result<()> {
-    if !(a.seconds > 0.0 && a.seconds <= 3600.0) {
-        anyhow::bail!(
-            "--seconds must be above 0 and at most 3600, got {}",
-            a.seconds
-        );
-    }
+    check_seconds(a.seconds)?;
     if a.depth > 12 {
         anyhow::bail!("--depth must be at most 12, got {}", a.depth);
     }
-    let sets: Vec<Rules> = match &a.rules {
-        Some(spec) => vec![Rules::load(spec)?],
-        None => Preset::ALL.iter().map(|&p| Rules::preset(p)).collect(),
-    };
+    let sets = rule_sets(a.rules.as_deref())?;
     let mut rows = Vec::new();
     for rules in sets {
         let start = Position::new(rules);

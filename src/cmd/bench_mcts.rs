@@ -22,13 +22,6 @@ fn model(path: &Option<PathBuf>) -> anyhow::Result<ModelConfig> {
     }
 }
 
-fn check_seconds(s: f64) -> anyhow::Result<()> {
-    if !(s > 0.0 && s <= 3600.0) {
-        anyhow::bail!("--seconds must be above 0 and at most 3600, got {s}");
-    }
-    Ok(())
-}
-
 #[derive(clap::Args, Debug)]
 pub struct NnArgs {
     /// Model file (TOML); the default network when absent.
@@ -46,7 +39,7 @@ pub struct NnArgs {
 }
 
 pub fn nn(a: NnArgs) -> anyhow::Result<()> {
-    check_seconds(a.seconds)?;
+    super::bench::check_seconds(a.seconds)?;
     let config = model(&a.model)?;
     let r = bench_nn(&config, &a.batches, a.seconds)?;
     if a.json {
@@ -216,7 +209,7 @@ fn selfplay(
 }
 
 pub fn mcts(a: MctsArgs) -> anyhow::Result<()> {
-    check_seconds(a.seconds)?;
+    super::bench::check_seconds(a.seconds)?;
     if a.games == 0 || a.games > 4096 {
         anyhow::bail!("--games must be 1 to 4096, got {}", a.games);
     }

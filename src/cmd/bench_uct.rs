@@ -4,7 +4,7 @@
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
-use shax_core::{KeyHistory, Position, Preset, Rules};
+use shax_core::{KeyHistory, Position};
 use shax_search::Uct;
 
 /// OpenSpiel's C++ MCTSBot with random rollouts on nine-mens-morris, on the
@@ -39,19 +39,11 @@ struct Row {
 }
 
 pub fn run(a: Args) -> anyhow::Result<()> {
-    if !(a.seconds > 0.0 && a.seconds <= 3600.0) {
-        anyhow::bail!(
-            "--seconds must be above 0 and at most 3600, got {}",
-            a.seconds
-        );
-    }
+    super::bench::check_seconds(a.seconds)?;
     if a.sims == 0 || a.sims > 100_000_000 {
         anyhow::bail!("--sims must be 1 to 100000000, got {}", a.sims);
     }
-    let sets: Vec<Rules> = match &a.rules {
-        Some(spec) => vec![Rules::load(spec)?],
-        None => Preset::ALL.iter().map(|&p| Rules::preset(p)).collect(),
-    };
+    let sets = super::bench::rule_sets(a.rules.as_deref())?;
     let mut rows = Vec::new();
     for rules in sets {
         let start = Position::new(rules);

@@ -189,13 +189,8 @@ impl TierManifest {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).map_err(io)?;
         }
-        let tmp = path.with_extension("toml.tmp");
-        std::fs::write(
-            &tmp,
-            format!("# Difficulty tiers: written by `shax tiers`.\n{text}"),
-        )
-        .map_err(io)?;
-        std::fs::rename(&tmp, path).map_err(io)
+        let text = format!("# Difficulty tiers: written by `shax tiers`.\n{text}");
+        shax_nn::write_atomic(path, text.as_bytes()).map_err(io)
     }
 
     /// The tier of this name.

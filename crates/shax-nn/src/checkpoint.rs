@@ -176,12 +176,19 @@ pub fn utc_string(secs: u64) -> String {
     )
 }
 
-/// Writes `bytes` to `path` through a temporary file in the same folder and a rename.
-fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), CheckpointError> {
+/// Writes `bytes` to `path` through a hidden temporary file in the same
+/// folder, synced, then renamed: a reader sees the old file or the whole new
+/// one, never a part. The one atomic write of the project (checkpoints,
+/// shards, manifests, run state).
+///
+/// # Errors
+///
+/// The I/O error; the temporary file is removed.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let name = path
         .file_name()
-        .ok_or_else(|| io_err(path, "not a file name"))?
-        .to_string_lossy();
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
     let tmp = path.with_file_name(format!(".{name}.tmp{}", std::process::id()));
     let result = (|| {
         let mut f = fs::File::create(&tmp)?;
@@ -189,11 +196,10 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), CheckpointError> {
         f.sync_all()?;
         fs::rename(&tmp, path)
     })();
-    if let Err(e) = result {
+    if result.is_err() {
         let _ = fs::remove_file(&tmp);
-        return Err(io_err(path, e));
     }
-    Ok(())
+    result
 }
 
 /// Saves `net` (on any device, autodiff included) with its metadata as the
@@ -229,8 +235,9 @@ pub fn save_checkpoint(
     let _ = writeln!(text, "record_fnv1a64 = \"{:016x}\"", fnv1a64(&record));
     let _ = write!(text, "\n[model]\n{}", meta.model.to_toml());
     let _ = write!(text, "\n[rules]\n{}", meta.rules.to_toml());
-    write_atomic(path, &record)?;
-    write_atomic(&metadata_path(path), text.as_bytes())
+    write_atomic(path, &record).map_err(|e| io_err(path, e))?;
+    let meta = metadata_path(path);
+    write_atomic(&meta, text.as_bytes()).map_err(|e| io_err(&meta, e))
 }
 
 /// Writes a freshly initialised network for `rules` as the checkpoint `path`

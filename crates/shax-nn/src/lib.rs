@@ -42,7 +42,7 @@ pub use backend::{Backend, UnknownBackend};
 pub use bench::{BatchFigures, BenchError, DEFAULT_BENCH_BATCHES, NnBenchReport, bench_nn};
 pub use checkpoint::{
     Checkpoint, CheckpointError, CheckpointMeta, FORMAT_VERSION, init_checkpoint, load_checkpoint,
-    load_metadata, load_weights, metadata_path, save_checkpoint, utc_string,
+    load_metadata, load_weights, metadata_path, save_checkpoint, utc_string, write_atomic,
 };
 pub use encoder::{ENCODER_VERSION, FEATURES, PLANES, encode, encode_batch};
 pub use evaluator::{DEFAULT_BATCH, NetEvaluator, NetWeights, WeightsError};

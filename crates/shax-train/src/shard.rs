@@ -24,8 +24,8 @@
 //! and renamed, so a reader never sees a half-written shard; the checksum
 //! catches one truncated or damaged some other way.
 
+pub(crate) use shax_nn::write_atomic;
 use std::fs;
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use shax_core::{Action, Color, Outcome, Position, Reason, Rules};
@@ -364,25 +364,6 @@ pub fn write_shard(path: &Path, shard: &Shard) -> Result<(), ShardError> {
         path: path.to_path_buf(),
         message: e.to_string(),
     })
-}
-
-/// Writes `bytes` to `path` through a hidden temporary file in the same folder and a rename.
-pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = path.with_file_name(format!(".{name}.tmp{}", std::process::id()));
-    let result = (|| {
-        let mut f = fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = fs::remove_file(&tmp);
-    }
-    result
 }
 
 /// Reads and checks the shard `path`.
