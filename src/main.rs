@@ -1,6 +1,10 @@
 //! `shax`: the command line. Parsing and dispatch only: `main` calls `run`,
 //! one function per subcommand, exit codes decided here.
 
+// Doc comments in this binary are clap's help text, printed verbatim: `<file>`
+// there is a placeholder for the user, not an HTML tag.
+#![allow(rustdoc::invalid_html_tags)]
+
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
