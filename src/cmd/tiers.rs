@@ -58,7 +58,10 @@ fn find_checkpoints(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
         let path = entry?.path();
         if path.is_dir() {
             find_checkpoints(&path, out)?;
-        } else if path.extension().is_some_and(|e| e == "bpk") {
+        } else if path.extension().is_some_and(|e| e == "bpk")
+            && shax_nn::metadata_path(&path).exists()
+        {
+            // A network checkpoint has its metadata beside it (optimizer state does not).
             out.push(path);
         }
     }
@@ -213,11 +216,21 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         // Copy the checkpoint beside the manifest; the spec names it relatively.
         let (player, checkpoint) = if spec.kind == "net" {
             let src = PathBuf::from(&spec.args[0]);
-            let name = src
+            // A trainer checkpoint is `<run>/checkpoints/step-N/net.bpk`: name the
+            // copy after its folder, so networks of different steps do not collide.
+            let file = src
                 .file_name()
                 .context("checkpoint file name")?
                 .to_string_lossy()
                 .to_string();
+            let name = match src
+                .parent()
+                .and_then(|d| d.file_name())
+                .map(|d| d.to_string_lossy())
+            {
+                Some(dir) if dir.starts_with("step-") => format!("{dir}.bpk"),
+                _ => file,
+            };
             let dst = out_dir.join(&name);
             if src != dst {
                 std::fs::copy(&src, &dst).with_context(|| format!("copying {}", src.display()))?;

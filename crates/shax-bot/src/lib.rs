@@ -450,9 +450,9 @@ impl Bot {
     ///
     /// # Examples
     ///
-    /// The README's example (compiled here; it runs once tiers are shipped):
+    /// The README's example, with the tiers shipped in `checkpoints/shax/`:
     ///
-    /// ```no_run
+    /// ```
     /// use shax_bot::Bot;
     /// use shax_core::{Game, Rules};
     ///
