@@ -47,26 +47,15 @@ pub fn perft_divide(pos: &Position, depth: u32, mode: Depth) -> Vec<(Action, u64
     if depth == 0 {
         return Vec::new();
     }
+    // One table for every child: its entries do not depend on the history.
+    let mut p = Perft {
+        keys: vec![pos.key()],
+        table: HashMap::new(),
+    };
     let mut out: Vec<(Action, u64)> = pos
         .legal_actions()
         .iter()
-        .map(|&a| {
-            let mut child = *pos;
-            child.play_unchecked(a);
-            let mut p = Perft {
-                keys: vec![pos.key()],
-                table: HashMap::new(),
-            };
-            let seg = p.push(a, &child, 0);
-            let n = match mode {
-                Depth::Plies => p.plies(&child, depth - 1, seg),
-                Depth::Turns if continues_turn(pos, &child) && child.outcome().is_none() => {
-                    p.turns(&child, depth, seg)
-                }
-                Depth::Turns => p.turns(&child, depth - 1, seg),
-            };
-            (a, n)
-        })
+        .map(|&a| (a, p.child(pos, a, depth, mode, 0)))
         .collect();
     out.sort_by_key(|(a, _)| a.to_string());
     out
@@ -98,6 +87,23 @@ impl Perft {
         }
     }
 
+    /// Leaves below `a` played in `pos` (searched to `depth` in `mode`), the
+    /// child's key pushed for the time of the count.
+    fn child(&mut self, pos: &Position, a: Action, depth: u32, mode: Depth, seg: usize) -> u64 {
+        let mut child = *pos;
+        child.play_unchecked(a);
+        let s = self.push(a, &child, seg);
+        let n = match mode {
+            Depth::Plies => self.plies(&child, depth - 1, s),
+            Depth::Turns => {
+                let same_turn = continues_turn(pos, &child) && !self.over(&child, s);
+                self.turns(&child, if same_turn { depth } else { depth - 1 }, s)
+            }
+        };
+        self.keys.pop();
+        n
+    }
+
     #[inline]
     fn over(&self, pos: &Position, seg: usize) -> bool {
         let key = pos.key();
@@ -124,11 +130,7 @@ impl Perft {
         pos.legal_actions_into(&mut list);
         let mut n = 0;
         for &a in list.iter() {
-            let mut child = *pos;
-            child.play_unchecked(a);
-            let s = self.push(a, &child, seg);
-            n += self.plies(&child, depth - 1, s);
-            self.keys.pop();
+            n += self.child(pos, a, depth, Depth::Plies, seg);
         }
         if cacheable {
             self.table.insert(tkey, n);
@@ -153,12 +155,7 @@ impl Perft {
         pos.legal_actions_into(&mut list);
         let mut n = 0;
         for &a in list.iter() {
-            let mut child = *pos;
-            child.play_unchecked(a);
-            let s = self.push(a, &child, seg);
-            let same_turn = continues_turn(pos, &child) && !self.over(&child, s);
-            n += self.turns(&child, if same_turn { depth } else { depth - 1 }, s);
-            self.keys.pop();
+            n += self.child(pos, a, depth, Depth::Turns, seg);
         }
         if cacheable {
             self.table.insert(tkey, n);

@@ -36,3 +36,18 @@ fn perft_matches_the_data_file() {
         );
     }
 }
+
+#[test]
+fn divide_sums_to_perft_in_both_modes() {
+    use shax_core::perft_divide;
+    let pos = Position::new(Rules::load("nine-mens-morris").unwrap());
+    for mode in [Depth::Plies, Depth::Turns] {
+        let parts = perft_divide(&pos, 5, mode);
+        assert_eq!(parts.len(), 24);
+        assert_eq!(
+            parts.iter().map(|(_, n)| n).sum::<u64>(),
+            perft(&pos, 5, mode),
+            "{mode:?}"
+        );
+    }
+}
