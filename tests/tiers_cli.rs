@@ -227,3 +227,101 @@ fn play_against_a_tier_in_the_terminal() {
     assert!(o.status.success());
     assert!(text(&o.stdout).contains("opponent plays "));
 }
+
+#[test]
+fn tiers_calibrates_and_writes_a_manifest_that_loads() {
+    let root = tiers_root("calibrate");
+    let net = root.join("shax").join("n1.bpk");
+    let out = root.join("cal").join("shax").join("tiers.toml");
+    let o = shax(
+        &root,
+        &[
+            "tiers",
+            "--rules",
+            "shax",
+            "--candidates",
+            net.to_str().unwrap(),
+            "--sims",
+            "1",
+            "--temps",
+            "0",
+            "--classic",
+            "greedy;alphabeta:depth=1;alphabeta:depth=2;alphabeta:depth=3;alphabeta:depth=4",
+            "--beginner-below",
+            "",
+            "--ladder-games",
+            "4",
+            "--screen-games",
+            "6",
+            "--games",
+            "12",
+            "--tries",
+            "2",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        "",
+    );
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let m = std::fs::read_to_string(&out).unwrap();
+    let names: Vec<&str> = m
+        .lines()
+        .filter_map(|l| l.strip_prefix("name = "))
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "\"beginner\"",
+            "\"easy\"",
+            "\"medium\"",
+            "\"hard\"",
+            "\"master\""
+        ]
+    );
+    // Every tier above beginner played a full match against the one below.
+    let games: Vec<&str> = m
+        .lines()
+        .filter_map(|l| l.strip_prefix("games_vs_below = "))
+        .collect();
+    assert_eq!(games, ["0", "12", "12", "12", "12"]);
+    // The manifest it wrote is one `tier:` reads.
+    let o = shax(
+        &root.join("cal"),
+        &[
+            "arena",
+            "--rules",
+            "shax",
+            "--a",
+            "tier:master",
+            "--b",
+            "tier:easy",
+            "--games",
+            "2",
+        ],
+        "",
+    );
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    // An unknown bound is named.
+    let o = shax(
+        &root,
+        &[
+            "tiers",
+            "--candidates",
+            net.to_str().unwrap(),
+            "--classic",
+            "greedy",
+            "--beginner-below",
+            "alphabeta:depth=9",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        "",
+    );
+    assert!(!o.status.success());
+    assert!(
+        text(&o.stderr).contains("alphabeta:depth=9"),
+        "{}",
+        text(&o.stderr)
+    );
+    let _ = std::fs::remove_dir_all(&root);
+}

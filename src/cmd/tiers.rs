@@ -28,13 +28,27 @@ pub struct Args {
     /// Move temperatures tried for each checkpoint and simulation count.
     #[arg(long, value_delimiter = ',', default_values_t = vec![0.0f32, 1.0])]
     temps: Vec<f32>,
-    /// Classic players that may fill the bottom tiers.
+    /// More candidates (any player specs, `;`-separated): classic players for the
+    /// bottom tiers, or a network at a high simulation count for the top.
     #[arg(
         long,
         value_delimiter = ';',
         default_value = "greedy;alphabeta:depth=2"
     )]
     classic: Vec<String>,
+    /// The player `beginner` must be rated below (it loses to it more often than
+    /// it wins); it must be among the candidates. Empty: no such bound.
+    #[arg(long, default_value = "alphabeta:depth=2")]
+    beginner_below: String,
+    /// The band every tier's score against the tier below must fall in.
+    #[arg(long, value_delimiter = ',', num_args = 2, default_values_t = vec![0.60f64, 0.85])]
+    band: Vec<f64>,
+    /// Games of a screening match, before a pair that looks in the band gets its full `--games`.
+    #[arg(long, default_value_t = 40)]
+    screen_games: u32,
+    /// Candidates tried for each tier before the closest one is kept.
+    #[arg(long, default_value_t = 6)]
+    tries: u32,
     /// Games per pair in the calibration ladder.
     #[arg(long, default_value_t = 10)]
     ladder_games: u32,
@@ -80,62 +94,206 @@ fn spread<T: Clone>(items: &[T], k: usize) -> Vec<T> {
     idx.into_iter().map(|i| items[i].clone()).collect()
 }
 
-/// The tiers: `beginner` the weakest candidate that still scores about 90%
-/// against random (Elo 382), `master` the strongest, the three between the
-/// candidates nearest to even steps in Elo.
-fn choose(ratings: &[(String, f64)]) -> anyhow::Result<Vec<usize>> {
-    const NINETY_PERCENT: f64 = 382.0;
+/// Elo of a player that scores 90% against the anchor (`random`).
+const NINETY_PERCENT: f64 = 382.0;
+
+/// The candidates eligible for a tier, weakest first: every one rated at or
+/// above the weakest that still scores about 90% against random.
+fn eligible(ratings: &[(String, f64)]) -> anyhow::Result<Vec<usize>> {
     let mut order: Vec<usize> = (0..ratings.len())
         .filter(|&i| ratings[i].0 != "random")
         .collect();
     order.sort_by(|&a, &b| ratings[a].1.total_cmp(&ratings[b].1));
-    let Some(&top) = order.last() else {
+    if order.is_empty() {
         bail!("no candidates besides random")
-    };
-    let bottom = order
+    }
+    let first = order
         .iter()
-        .copied()
-        .find(|&i| ratings[i].1 >= NINETY_PERCENT)
-        .unwrap_or(order[0]);
-    let pool: Vec<usize> = order
-        .iter()
-        .copied()
-        .filter(|&i| ratings[i].1 >= ratings[bottom].1)
-        .collect();
+        .position(|&i| ratings[i].1 >= NINETY_PERCENT)
+        .unwrap_or(0);
+    let pool = order.split_off(first);
     if pool.len() < TIERS.len() {
         bail!(
             "only {} candidates at or above the beginner's strength; five tiers need five (add checkpoints, sims or temps)",
             pool.len()
         );
     }
-    let (lo, hi) = (ratings[bottom].1, ratings[top].1);
-    let mut chosen = vec![bottom];
+    Ok(pool)
+}
+
+/// The first guess, as positions in `pool`: `beginner` the weakest, `master`
+/// the strongest, the three between the candidates nearest to even steps in
+/// (ladder) Elo.
+fn choose(ratings: &[(String, f64)], pool: &[usize]) -> Vec<usize> {
+    let elo = |p: usize| ratings[pool[p]].1;
+    let top = pool.len() - 1;
+    let (lo, hi) = (elo(0), elo(top));
+    let mut chosen = vec![0];
     for k in 1..TIERS.len() - 1 {
         let target = lo + (hi - lo) * k as f64 / (TIERS.len() - 1) as f64;
         let last = *chosen.last().expect("beginner chosen");
         // Nearest to the target above the previous tier, leaving room for the rest.
-        let remaining = TIERS.len() - 1 - k;
-        let start = pool.iter().position(|&i| i == last).expect("in pool") + 1;
-        let end = pool.len() - remaining;
-        let best = pool[start..end]
-            .iter()
-            .copied()
-            .min_by(|&a, &b| {
-                (ratings[a].1 - target)
-                    .abs()
-                    .total_cmp(&(ratings[b].1 - target).abs())
-            })
+        let end = pool.len() - (TIERS.len() - 1 - k);
+        let best = (last + 1..end)
+            .min_by(|&a, &b| (elo(a) - target).abs().total_cmp(&(elo(b) - target).abs()))
             .expect("room for every tier");
         chosen.push(best);
     }
     chosen.push(top);
-    Ok(chosen)
+    chosen
+}
+
+/// Games between two tiers, from the stronger one's side.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct Tally {
+    games: u64,
+    wins: u64,
+    draws: u64,
+}
+
+impl Tally {
+    fn score(&self) -> f64 {
+        (self.wins as f64 + 0.5 * self.draws as f64) / self.games.max(1) as f64
+    }
+
+    fn add(self, o: Tally) -> Tally {
+        Tally {
+            games: self.games + o.games,
+            wins: self.wins + o.wins,
+            draws: self.draws + o.draws,
+        }
+    }
+}
+
+/// How far a score lies outside the band (0 inside).
+fn miss(score: f64, band: (f64, f64)) -> f64 {
+    (band.0 - score).max(score - band.1).max(0.0)
+}
+
+/// What the head-to-head refinement needs.
+struct Refine {
+    /// Every tier's score against the one below must fall in it.
+    band: (f64, f64),
+    /// Games of a screening match.
+    screen: u32,
+    /// Games of a full match.
+    games: u32,
+    /// Candidates tried per tier.
+    tries: u32,
+    /// Positions in the pool below this one may be `beginner`.
+    bottom_end: usize,
+}
+
+/// Moves the tiers below `master` until each scores inside the band against
+/// the one below it, top down: for each tier, a bisection over the candidates
+/// between its lower neighbours and itself (in ladder order), screened with a
+/// short match and confirmed with a full one. `play(upper, lower, games,
+/// salt)` plays positions of the pool. Returns each tier's full match against
+/// the one below (`None` for `beginner`) and whether all fell in the band.
+fn refine(
+    chosen: &mut [usize],
+    r: &Refine,
+    mut play: impl FnMut(usize, usize, u32, u64) -> anyhow::Result<Tally>,
+) -> anyhow::Result<(Vec<Option<Tally>>, bool)> {
+    let mut out = vec![None; chosen.len()];
+    let mut all_in = true;
+    for k in (1..chosen.len()).rev() {
+        let upper = chosen[k];
+        // Room for the k - 1 tiers below the one searched.
+        let lo_bound = k - 1;
+        let mut hi_bound = upper.saturating_sub(1);
+        if k == 1 {
+            hi_bound = hi_bound.min(r.bottom_end.saturating_sub(1));
+        }
+        if upper == 0 || lo_bound > hi_bound {
+            bail!(
+                "no candidate left for {} below {} (add checkpoints, sims or temps)",
+                TIERS[k - 1],
+                TIERS[k]
+            );
+        }
+        let (mut lo, mut hi) = (lo_bound, hi_bound);
+        let mut p = chosen[k - 1].clamp(lo, hi);
+        // The closest so far: (miss, position, tally, full match?).
+        let mut best: Option<(f64, usize, Tally, bool)> = None;
+        for t in 0..r.tries.max(1) {
+            let salt = ((k as u64) << 40) ^ ((t as u64) << 20);
+            let mut tally = play(upper, p, r.screen.min(r.games), salt)?;
+            let mut full = tally.games >= r.games as u64;
+            if !full && miss(tally.score(), r.band) == 0.0 {
+                let rest = play(upper, p, r.games - tally.games as u32, salt ^ 1)?;
+                tally = tally.add(rest);
+                full = true;
+            }
+            let m = miss(tally.score(), r.band);
+            if best.is_none_or(|b| (m, !full) < (b.0, !b.3)) {
+                best = Some((m, p, tally, full));
+            }
+            eprintln!(
+                "  {} vs {} (candidate {p}): {:.1}% of {} games{}",
+                TIERS[k],
+                TIERS[k - 1],
+                100.0 * tally.score(),
+                tally.games,
+                if m == 0.0 { "" } else { ", outside the band" }
+            );
+            if m == 0.0 {
+                break;
+            }
+            if tally.score() > r.band.1 {
+                lo = p + 1; // the lower tier is too weak
+            } else {
+                hi = p.saturating_sub(1); // too strong
+                if p == 0 {
+                    break;
+                }
+            }
+            if lo > hi {
+                break;
+            }
+            p = (lo + hi).div_ceil(2);
+        }
+        let (_, p, mut tally, full) = best.expect("one try at least");
+        if !full {
+            let rest = play(
+                upper,
+                p,
+                r.games - tally.games as u32,
+                ((k as u64) << 40) ^ 3,
+            )?;
+            tally = tally.add(rest);
+        }
+        if miss(tally.score(), r.band) > 0.0 {
+            all_in = false;
+            eprintln!(
+                "warning: {} scores {:.1}% against {} (outside {:.0}%-{:.0}%); the closest candidate is kept",
+                TIERS[k],
+                100.0 * tally.score(),
+                TIERS[k - 1],
+                100.0 * r.band.0,
+                100.0 * r.band.1
+            );
+        }
+        chosen[k - 1] = p;
+        out[k] = Some(tally);
+    }
+    Ok((out, all_in))
 }
 
 pub fn run(a: Args) -> anyhow::Result<()> {
     let rules = Rules::load(&a.rules)?;
     if a.games == 0 || a.ladder_games == 0 {
         bail!("--games and --ladder-games must be at least 1");
+    }
+    if !(0.0 <= a.band[0] && a.band[0] < a.band[1] && a.band[1] <= 1.0) {
+        bail!(
+            "--band {},{}: needs two scores with 0 <= low < high <= 1",
+            a.band[0],
+            a.band[1]
+        );
+    }
+    if a.screen_games == 0 || a.tries == 0 {
+        bail!("--screen-games and --tries must be at least 1");
     }
     if a.checkpoints == 0 || a.sims.is_empty() || a.temps.is_empty() {
         bail!("--checkpoints, --sims and --temps need at least one value each");
@@ -164,6 +322,12 @@ pub fn run(a: Args) -> anyhow::Result<()> {
                 });
             }
         }
+    }
+    if !a.beginner_below.is_empty() && !specs.contains(&a.beginner_below) {
+        bail!(
+            "--beginner-below {} is not among the candidates (add it to --classic)",
+            a.beginner_below
+        );
     }
     let reg = registry(rules);
     for s in &specs {
@@ -196,7 +360,54 @@ pub fn run(a: Args) -> anyhow::Result<()> {
             r.elo, r.elo_low, r.elo_high, r.player
         );
     }
-    let chosen = choose(&ratings)?;
+    let pool = eligible(&ratings)?;
+    let bottom_end = if a.beginner_below.is_empty() {
+        pool.len()
+    } else {
+        let bound = ratings
+            .iter()
+            .find(|r| r.0 == a.beginner_below)
+            .context("the bound was rated")?
+            .1;
+        pool.iter().take_while(|&&i| ratings[i].1 < bound).count()
+    };
+    if bottom_end == 0 {
+        bail!(
+            "no candidate is rated between 90% against random and {}: beginner needs one",
+            a.beginner_below
+        );
+    }
+    let mut chosen = choose(&ratings, &pool);
+    chosen[0] = chosen[0].min(bottom_end - 1);
+    let mut total_games = ladder.pairs.iter().map(|p| p.games).sum::<u64>();
+    let spec_of = |p: usize| ladder.ratings[pool[p]].player.clone();
+    let (matches, all_in) = refine(
+        &mut chosen,
+        &Refine {
+            band: (a.band[0], a.band[1]),
+            screen: a.screen_games,
+            games: a.games,
+            tries: a.tries,
+            bottom_end,
+        },
+        |upper, lower, games, salt| {
+            let m = run_arena(
+                &ArenaConfig {
+                    games,
+                    threads: a.threads,
+                    seed: a.seed ^ salt ^ ((upper as u64) << 8) ^ lower as u64,
+                    ..ArenaConfig::new(rules, &spec_of(upper), &spec_of(lower))
+                },
+                &reg,
+            )?;
+            total_games += m.games;
+            Ok(Tally {
+                games: m.games,
+                wins: m.a_wins,
+                draws: m.draws,
+            })
+        },
+    )?;
     let out = a
         .out
         .clone()
@@ -209,9 +420,8 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     std::fs::create_dir_all(&out_dir).with_context(|| format!("creating {}", out_dir.display()))?;
 
     let mut tiers: Vec<TierEntry> = Vec::new();
-    let mut total_games = ladder.pairs.iter().map(|p| p.games).sum::<u64>();
-    for (k, &i) in chosen.iter().enumerate() {
-        let r = &ladder.ratings[i];
+    for (k, &p) in chosen.iter().enumerate() {
+        let r = &ladder.ratings[pool[p]];
         let spec: shax_search::PlayerSpec = r.player.parse()?;
         // Copy the checkpoint beside the manifest; the spec names it relatively.
         let (player, checkpoint) = if spec.kind == "net" {
@@ -243,28 +453,9 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         } else {
             (r.player.clone(), None)
         };
-        let (score_vs_below, games_vs_below) = if k == 0 {
-            (None, 0)
-        } else {
-            let below = &ladder.ratings[chosen[k - 1]].player;
-            let m = run_arena(
-                &ArenaConfig {
-                    games: a.games,
-                    threads: a.threads,
-                    seed: a.seed ^ k as u64,
-                    ..ArenaConfig::new(rules, &r.player, below)
-                },
-                &reg,
-            )?;
-            total_games += m.games;
-            eprintln!(
-                "  {} vs {}: {:.1}% of {} games",
-                TIERS[k],
-                TIERS[k - 1],
-                100.0 * m.score,
-                m.games
-            );
-            (Some(m.score), m.games as u32)
+        let (score_vs_below, games_vs_below) = match matches[k] {
+            Some(t) => (Some(t.score()), t.games as u32),
+            None => (None, 0),
         };
         tiers.push(TierEntry {
             name: TIERS[k].to_string(),
@@ -307,6 +498,13 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         );
     }
     println!("wrote {}", out.display());
+    if !all_in {
+        eprintln!(
+            "warning: not every tier scores {:.0}%-{:.0}% against the one below (see above)",
+            100.0 * a.band[0],
+            100.0 * a.band[1]
+        );
+    }
     Ok(())
 }
 
@@ -314,31 +512,109 @@ pub fn run(a: Args) -> anyhow::Result<()> {
 mod tests {
     use super::*;
 
-    #[test]
-    fn choose_spaces_tiers_evenly_from_ninety_percent_to_the_top() {
-        let r: Vec<(String, f64)> = [
-            0.0, 100.0, 400.0, 450.0, 600.0, 640.0, 800.0, 1000.0, 1200.0,
-        ]
-        .iter()
-        .enumerate()
-        .map(|(i, &e)| {
-            (
-                if i == 0 {
+    fn ratings(elos: &[f64]) -> Vec<(String, f64)> {
+        elos.iter()
+            .enumerate()
+            .map(|(i, &e)| {
+                let name = if i == 0 {
                     "random".to_string()
                 } else {
                     format!("p{i}")
-                },
-                e,
-            )
-        })
-        .collect();
-        let c = choose(&r).unwrap();
-        let elos: Vec<f64> = c.iter().map(|&i| r[i].1).collect();
+                };
+                (name, e)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn choose_spaces_tiers_evenly_from_ninety_percent_to_the_top() {
+        let r = ratings(&[
+            0.0, 100.0, 400.0, 450.0, 600.0, 640.0, 800.0, 1000.0, 1200.0,
+        ]);
+        let pool = eligible(&r).unwrap();
         // Beginner: the weakest at or above 382; master: the strongest;
         // targets 600, 800, 1000 in between.
+        let elos: Vec<f64> = choose(&r, &pool).iter().map(|&p| r[pool[p]].1).collect();
         assert_eq!(elos, [400.0, 600.0, 800.0, 1000.0, 1200.0]);
-        let few: Vec<(String, f64)> = r[..5].to_vec();
-        assert!(choose(&few).is_err());
+        assert!(eligible(&r[..5]).is_err());
+    }
+
+    /// A match between pool positions whose true strengths are `elo`: the
+    /// expected score, rounded to whole games (so the test is exact).
+    fn simulated(elo: &[f64]) -> impl FnMut(usize, usize, u32, u64) -> anyhow::Result<Tally> + '_ {
+        move |upper, lower, games, _| {
+            assert!(upper > lower, "the stronger tier plays the weaker");
+            let e = 1.0 / (1.0 + 10f64.powf((elo[lower] - elo[upper]) / 400.0));
+            Ok(Tally {
+                games: games as u64,
+                wins: (e * games as f64).round() as u64,
+                draws: 0,
+            })
+        }
+    }
+
+    #[test]
+    fn refine_moves_tiers_until_every_neighbour_score_is_in_the_band() {
+        // True strengths: the top is far above the rest (the even ladder guess
+        // would give it a 95% step), and intermediate candidates exist.
+        let elo = [
+            400.0, 500.0, 600.0, 700.0, 800.0, 900.0, 1000.0, 1100.0, 1300.0, 1400.0,
+        ];
+        let mut chosen = vec![0, 2, 4, 6, 9];
+        let r = Refine {
+            band: (0.6, 0.85),
+            screen: 40,
+            games: 200,
+            tries: 6,
+            bottom_end: elo.len(),
+        };
+        let (m, all_in) = refine(&mut chosen, &r, simulated(&elo)).unwrap();
+        assert!(all_in);
+        assert!(chosen.windows(2).all(|w| w[0] < w[1]), "{chosen:?}");
+        assert_eq!(chosen[4], 9, "master stays the strongest");
+        assert!(m[0].is_none());
+        for (k, t) in m.iter().enumerate().skip(1) {
+            let t = t.unwrap();
+            assert_eq!(t.games, 200, "full matches are reported");
+            assert!((0.6..=0.85).contains(&t.score()), "tier {k}: {}", t.score());
+        }
+    }
+
+    #[test]
+    fn refine_keeps_the_closest_and_says_so_when_no_candidate_fits() {
+        // Every candidate is 600 Elo from its neighbour: every step is too wide.
+        let elo = [0.0, 600.0, 1200.0, 1800.0, 2400.0, 3000.0];
+        let mut chosen = vec![0, 1, 2, 3, 5];
+        let r = Refine {
+            band: (0.6, 0.85),
+            screen: 40,
+            games: 200,
+            tries: 6,
+            bottom_end: elo.len(),
+        };
+        let (m, all_in) = refine(&mut chosen, &r, simulated(&elo)).unwrap();
+        assert!(!all_in);
+        assert!(chosen.windows(2).all(|w| w[0] < w[1]), "{chosen:?}");
+        assert_eq!(chosen[4], 5);
+        assert_eq!(m[4].unwrap().games, 200);
+        assert!(m[4].unwrap().score() > 0.85);
+    }
+
+    #[test]
+    fn refine_keeps_beginner_below_its_bound() {
+        let elo = [400.0, 450.0, 500.0, 900.0, 1000.0, 1100.0, 1200.0];
+        let mut chosen = vec![0, 3, 4, 5, 6];
+        let r = Refine {
+            band: (0.6, 0.85),
+            screen: 40,
+            games: 200,
+            tries: 6,
+            bottom_end: 2,
+        };
+        let (_, all_in) = refine(&mut chosen, &r, simulated(&elo)).unwrap();
+        // Easy (900) is 91% over any allowed beginner (400 or 450).
+        assert!(!all_in);
+        assert!(chosen[0] < 2, "{chosen:?}");
     }
 
     #[test]
