@@ -110,4 +110,8 @@ fn report(r: &ArenaResult) {
         "  {:.1} actions/game, {:.2} s, {:.2} games/s",
         r.actions_per_game, r.seconds, r.games_per_sec
     );
+    println!(
+        "  time per decision: A {:.2} ms (longest {:.1} ms), B {:.2} ms (longest {:.1} ms)",
+        r.a_think.mean_ms, r.a_think.max_ms, r.b_think.mean_ms, r.b_think.max_ms
+    );
 }

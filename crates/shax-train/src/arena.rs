@@ -98,6 +98,37 @@ pub struct ColorStats {
     pub losses: u64,
 }
 
+/// How long one player took to decide, over a match (wall clock, each
+/// decision on one worker thread).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct ThinkStats {
+    /// Decisions (actions chosen; a removal after a mill is its own).
+    pub decisions: u64,
+    /// Mean milliseconds per decision.
+    pub mean_ms: f64,
+    /// The longest decision, in milliseconds.
+    pub max_ms: f64,
+}
+
+impl ThinkStats {
+    fn add(&mut self, secs: f64) {
+        let ms = secs * 1e3;
+        self.mean_ms += (ms - self.mean_ms) / (self.decisions + 1) as f64;
+        self.decisions += 1;
+        self.max_ms = self.max_ms.max(ms);
+    }
+
+    fn merge(&mut self, o: &ThinkStats) {
+        let n = self.decisions + o.decisions;
+        if n > 0 {
+            self.mean_ms =
+                (self.mean_ms * self.decisions as f64 + o.mean_ms * o.decisions as f64) / n as f64;
+        }
+        self.decisions = n;
+        self.max_ms = self.max_ms.max(o.max_ms);
+    }
+}
+
 /// The result of a match.
 #[derive(Clone, Debug, Serialize)]
 pub struct ArenaResult {
@@ -127,6 +158,10 @@ pub struct ArenaResult {
     pub a_white: ColorStats,
     /// A's results as Black.
     pub a_black: ColorStats,
+    /// A's time per decision.
+    pub a_think: ThinkStats,
+    /// B's time per decision.
+    pub b_think: ThinkStats,
     /// How the games ended: reason -> count.
     pub reasons: BTreeMap<String, u64>,
     /// Mean actions per game.
@@ -202,13 +237,13 @@ pub(crate) struct Job<'a> {
     pub seed: u64,
 }
 
-/// Plays one game to its end.
+/// Plays one game to its end; with White's and Black's decision times.
 pub(crate) fn play_game(
     rules: Rules,
     job: &Job<'_>,
     registry: &Registry,
     limits: &Limits,
-) -> Result<GameRecord, SpecError> {
+) -> Result<(GameRecord, [ThinkStats; 2]), SpecError> {
     let mut white = registry.build(job.white)?;
     let mut black = registry.build(job.black)?;
     let mut game = Game::new(rules);
@@ -224,16 +259,19 @@ pub(crate) fn play_game(
     let mut pos = start;
     let mut hist = KeyHistory::new(&start);
     let mut actions: Vec<Action> = Vec::new();
+    let mut think = [ThinkStats::default(); 2];
     while hist.outcome(&pos).is_none() {
-        let p = if pos.to_act() == Color::White {
-            &mut white
+        let (p, side) = if pos.to_act() == Color::White {
+            (&mut white, 0)
         } else {
-            &mut black
+            (&mut black, 1)
         };
         let seed = mix_seed(job.seed, actions.len() as u64);
+        let t = Instant::now();
         let a = p
             .choose(&pos, &hist, limits, seed)
             .expect("a player returns an action while the game is on");
+        think[side].add(t.elapsed().as_secs_f64());
         assert!(
             pos.is_legal(a),
             "player {} chose illegal {a} in {}",
@@ -247,13 +285,14 @@ pub(crate) fn play_game(
     for &a in &actions {
         game.play(a).expect("checked legal");
     }
-    Ok(GameRecord::new(
+    let record = GameRecord::new(
         &game,
         opening,
         &job.white.to_string(),
         &job.black.to_string(),
         job.seed,
-    ))
+    );
+    Ok((record, think))
 }
 
 pub(crate) fn check_common(games: u32, threads: usize, opening: u32) -> Result<(), ArenaError> {
@@ -284,14 +323,15 @@ pub(crate) fn validate(
     Ok(parsed)
 }
 
-/// Runs jobs on a pool of `threads` workers (0: one per core), results in job order.
+/// Runs jobs on a pool of `threads` workers (0: one per core), results in job
+/// order, each with White's and Black's decision times.
 pub(crate) fn run_jobs(
     rules: Rules,
     jobs: &[Job<'_>],
     registry: &Registry,
     limits: &Limits,
     threads: usize,
-) -> Result<(Vec<GameRecord>, usize), ArenaError> {
+) -> Result<(Vec<(GameRecord, [ThinkStats; 2])>, usize), ArenaError> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
@@ -338,7 +378,7 @@ pub fn run_arena(cfg: &ArenaConfig, registry: &Registry) -> Result<ArenaResult, 
         })
         .collect();
     let t = Instant::now();
-    let (records, threads) = run_jobs(cfg.rules, &jobs, registry, &cfg.limits, cfg.threads)?;
+    let (games, threads) = run_jobs(cfg.rules, &jobs, registry, &cfg.limits, cfg.threads)?;
     let seconds = t.elapsed().as_secs_f64();
 
     let mut r = ArenaResult {
@@ -355,6 +395,8 @@ pub fn run_arena(cfg: &ArenaConfig, registry: &Registry) -> Result<ArenaResult, 
         elo_high: 0.0,
         a_white: ColorStats::default(),
         a_black: ColorStats::default(),
+        a_think: ThinkStats::default(),
+        b_think: ThinkStats::default(),
         reasons: BTreeMap::new(),
         actions_per_game: 0.0,
         threads,
@@ -365,8 +407,12 @@ pub fn run_arena(cfg: &ArenaConfig, registry: &Registry) -> Result<ArenaResult, 
         records: Vec::new(),
     };
     let mut actions = 0usize;
-    for (i, rec) in records.iter().enumerate() {
+    let mut records = Vec::with_capacity(games.len());
+    for (i, (rec, think)) in games.into_iter().enumerate() {
         let a_white = i % 2 == 0;
+        let (a_side, b_side) = if a_white { (0, 1) } else { (1, 0) };
+        r.a_think.merge(&think[a_side]);
+        r.b_think.merge(&think[b_side]);
         let a_color = if a_white { "white" } else { "black" };
         let stats = if a_white {
             &mut r.a_white
@@ -386,6 +432,7 @@ pub fn run_arena(cfg: &ArenaConfig, registry: &Registry) -> Result<ArenaResult, 
         }
         *r.reasons.entry(rec.reason.clone()).or_insert(0) += 1;
         actions += rec.opening.len() + rec.actions.len();
+        records.push(rec);
     }
     r.actions_per_game = actions as f64 / n as f64;
     r.score = (r.a_wins as f64 + 0.5 * r.draws as f64) / n as f64;

@@ -140,8 +140,9 @@ pub fn run_ladder(cfg: &LadderConfig, registry: &Registry) -> Result<LadderResul
         }
     }
     let t = Instant::now();
-    let (records, threads) = run_jobs(cfg.rules, &jobs, registry, &cfg.limits, cfg.threads)?;
+    let (games_played, threads) = run_jobs(cfg.rules, &jobs, registry, &cfg.limits, cfg.threads)?;
     let seconds = t.elapsed().as_secs_f64();
+    let records: Vec<GameRecord> = games_played.into_iter().map(|(r, _)| r).collect();
 
     let mut results = Vec::new();
     let mut pair_results = Vec::new();

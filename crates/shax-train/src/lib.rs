@@ -34,7 +34,9 @@ mod shard;
 pub mod tb;
 mod trainer;
 
-pub use arena::{ArenaConfig, ArenaError, ArenaResult, ColorStats, openings, run_arena};
+pub use arena::{
+    ArenaConfig, ArenaError, ArenaResult, ColorStats, ThinkStats, openings, run_arena,
+};
 pub use config::{
     ConfigError, EvalConfig, LrSchedule, Optimizer, RunConfig, SelfPlayConfig, TrainConfig,
     TrainSection, config_path,

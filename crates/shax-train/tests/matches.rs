@@ -137,3 +137,23 @@ fn ladder_rates_everyone_with_random_at_zero() {
         Err(ArenaError::TooFewPlayers(1))
     ));
 }
+
+#[test]
+fn arena_times_each_players_decisions() {
+    let cfg = ArenaConfig {
+        games: 4,
+        threads: 1,
+        ..ArenaConfig::new(nmm(), "alphabeta:depth=3", "random")
+    };
+    let r = run_arena(&cfg, &Registry::classic()).unwrap();
+    let played: usize = r.records.iter().map(|g| g.actions.len()).sum();
+    assert_eq!(
+        (r.a_think.decisions + r.b_think.decisions) as usize,
+        played,
+        "every decision after the opening is timed once"
+    );
+    assert!(r.a_think.decisions > 0 && r.b_think.decisions > 0);
+    for t in [r.a_think, r.b_think] {
+        assert!(t.mean_ms >= 0.0 && t.mean_ms <= t.max_ms, "{t:?}");
+    }
+}
