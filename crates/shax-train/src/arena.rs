@@ -237,13 +237,16 @@ pub(crate) struct Job<'a> {
     pub seed: u64,
 }
 
+/// A game played, with White's and Black's decision times.
+pub(crate) type Played = (GameRecord, [ThinkStats; 2]);
+
 /// Plays one game to its end; with White's and Black's decision times.
 pub(crate) fn play_game(
     rules: Rules,
     job: &Job<'_>,
     registry: &Registry,
     limits: &Limits,
-) -> Result<(GameRecord, [ThinkStats; 2]), SpecError> {
+) -> Result<Played, SpecError> {
     let mut white = registry.build(job.white)?;
     let mut black = registry.build(job.black)?;
     let mut game = Game::new(rules);
@@ -331,7 +334,7 @@ pub(crate) fn run_jobs(
     registry: &Registry,
     limits: &Limits,
     threads: usize,
-) -> Result<(Vec<(GameRecord, [ThinkStats; 2])>, usize), ArenaError> {
+) -> Result<(Vec<Played>, usize), ArenaError> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
