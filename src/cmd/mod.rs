@@ -9,5 +9,6 @@ pub mod net;
 pub mod perft;
 pub mod play;
 pub mod players;
+pub mod progress;
 pub mod tiers;
 pub mod train;

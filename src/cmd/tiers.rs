@@ -10,6 +10,7 @@ use shax_core::Rules;
 use shax_train::{ArenaConfig, LadderConfig, run_arena, run_ladder};
 
 use super::players::registry;
+use super::progress::Progress;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -340,15 +341,20 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         a.ladder_games
     );
     let refs: Vec<&str> = specs.iter().map(String::as_str).collect();
+    let n = refs.len() as u64;
+    let progress = Progress::new("ladder", n * (n - 1) / 2 * u64::from(a.ladder_games));
     let ladder = run_ladder(
         &LadderConfig {
             games_per_pair: a.ladder_games,
             threads: a.threads,
             seed: a.seed,
+            progress: progress.counter(),
             ..LadderConfig::new(rules, &refs)
         },
         &reg,
-    )?;
+    );
+    drop(progress);
+    let ladder = ladder?;
     let ratings: Vec<(String, f64)> = ladder
         .ratings
         .iter()
@@ -391,15 +397,19 @@ pub fn run(a: Args) -> anyhow::Result<()> {
             bottom_end,
         },
         |upper, lower, games, salt| {
+            let progress = Progress::new("match", games.into());
             let m = run_arena(
                 &ArenaConfig {
                     games,
                     threads: a.threads,
                     seed: a.seed ^ salt ^ ((upper as u64) << 8) ^ lower as u64,
+                    progress: progress.counter(),
                     ..ArenaConfig::new(rules, &spec_of(upper), &spec_of(lower))
                 },
                 &reg,
-            )?;
+            );
+            drop(progress);
+            let m = m?;
             total_games += m.games;
             Ok(Tally {
                 games: m.games,

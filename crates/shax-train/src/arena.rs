@@ -4,6 +4,8 @@
 //! time), every game kept as a [`GameRecord`].
 
 use std::collections::{BTreeMap, HashSet};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use rayon::prelude::*;
@@ -39,6 +41,8 @@ pub struct ArenaConfig {
     pub opening_plies: u32,
     /// Budget overrides for every decision (none: the specs' budgets).
     pub limits: Limits,
+    /// Counts finished games while the match runs (for a progress display).
+    pub progress: Option<Arc<AtomicU64>>,
 }
 
 impl ArenaConfig {
@@ -53,6 +57,7 @@ impl ArenaConfig {
             seed: 0,
             opening_plies: 4,
             limits: Limits::NONE,
+            progress: None,
         }
     }
 }
@@ -327,13 +332,15 @@ pub(crate) fn validate(
 }
 
 /// Runs jobs on a pool of `threads` workers (0: one per core), results in job
-/// order, each with White's and Black's decision times.
+/// order, each with White's and Black's decision times; `progress` counts
+/// finished games.
 pub(crate) fn run_jobs(
     rules: Rules,
     jobs: &[Job<'_>],
     registry: &Registry,
     limits: &Limits,
     threads: usize,
+    progress: Option<&AtomicU64>,
 ) -> Result<(Vec<Played>, usize), ArenaError> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
@@ -343,7 +350,13 @@ pub(crate) fn run_jobs(
     let records: Result<Vec<_>, SpecError> = pool.install(|| {
         jobs.par_iter()
             .with_max_len(1)
-            .map(|j| play_game(rules, j, registry, limits))
+            .map(|j| {
+                let r = play_game(rules, j, registry, limits);
+                if let Some(p) = progress {
+                    p.fetch_add(1, Ordering::Relaxed);
+                }
+                r
+            })
             .collect()
     });
     let records = records.map_err(|source| ArenaError::Spec {
@@ -381,7 +394,14 @@ pub fn run_arena(cfg: &ArenaConfig, registry: &Registry) -> Result<ArenaResult, 
         })
         .collect();
     let t = Instant::now();
-    let (games, threads) = run_jobs(cfg.rules, &jobs, registry, &cfg.limits, cfg.threads)?;
+    let (games, threads) = run_jobs(
+        cfg.rules,
+        &jobs,
+        registry,
+        &cfg.limits,
+        cfg.threads,
+        cfg.progress.as_deref(),
+    )?;
     let seconds = t.elapsed().as_secs_f64();
 
     let mut r = ArenaResult {

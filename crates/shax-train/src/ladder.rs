@@ -2,6 +2,8 @@
 //! random openings), and one Bradley-Terry fit rates everyone at once, with
 //! `random` pinned at 0 (the first player when `random` is absent).
 
+use std::sync::Arc;
+use std::sync::atomic::AtomicU64;
 use std::time::Instant;
 
 use serde::Serialize;
@@ -29,6 +31,8 @@ pub struct LadderConfig {
     pub opening_plies: u32,
     /// Budget overrides for every decision.
     pub limits: Limits,
+    /// Counts finished games while the ladder runs (for a progress display).
+    pub progress: Option<Arc<AtomicU64>>,
 }
 
 impl LadderConfig {
@@ -42,6 +46,7 @@ impl LadderConfig {
             seed: 0,
             opening_plies: 4,
             limits: Limits::NONE,
+            progress: None,
         }
     }
 }
@@ -140,7 +145,14 @@ pub fn run_ladder(cfg: &LadderConfig, registry: &Registry) -> Result<LadderResul
         }
     }
     let t = Instant::now();
-    let (games_played, threads) = run_jobs(cfg.rules, &jobs, registry, &cfg.limits, cfg.threads)?;
+    let (games_played, threads) = run_jobs(
+        cfg.rules,
+        &jobs,
+        registry,
+        &cfg.limits,
+        cfg.threads,
+        cfg.progress.as_deref(),
+    )?;
     let seconds = t.elapsed().as_secs_f64();
     let records: Vec<GameRecord> = games_played.into_iter().map(|(r, _)| r).collect();
 

@@ -796,6 +796,7 @@ fn evaluate(
             seed: mix_seed(cfg.run.seed, step * 64 + i as u64),
             opening_plies: cfg.eval.opening_plies,
             limits: Limits::NONE,
+            progress: None,
         };
         let r = run_arena(&a, registry)?;
         results.push(EvalResult {
