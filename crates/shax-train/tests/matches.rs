@@ -157,3 +157,26 @@ fn arena_times_each_players_decisions() {
         assert!(t.mean_ms >= 0.0 && t.mean_ms <= t.max_ms, "{t:?}");
     }
 }
+
+#[test]
+fn arena_and_ladder_count_finished_games_for_progress() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicU64, Ordering};
+    let done = Arc::new(AtomicU64::new(0));
+    let cfg = ArenaConfig {
+        games: 6,
+        threads: 2,
+        progress: Some(done.clone()),
+        ..ArenaConfig::new(nmm(), "greedy", "random")
+    };
+    run_arena(&cfg, &Registry::classic()).unwrap();
+    assert_eq!(done.load(Ordering::Relaxed), 6);
+    let cfg = LadderConfig {
+        games_per_pair: 2,
+        threads: 2,
+        progress: Some(done.clone()),
+        ..LadderConfig::new(nmm(), &["random", "greedy", "alphabeta:depth=1"])
+    };
+    run_ladder(&cfg, &Registry::classic()).unwrap();
+    assert_eq!(done.load(Ordering::Relaxed), 6 + 3 * 2);
+}
