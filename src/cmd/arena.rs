@@ -7,7 +7,7 @@ use shax_core::Rules;
 use shax_train::{ArenaConfig, ArenaResult, ColorStats, run_arena, write_records};
 
 use super::players::registry;
-use super::progress::Progress;
+use super::progress::with_progress;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -42,18 +42,17 @@ pub struct Args {
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     let rules = Rules::load(&args.rules)?;
-    let progress = Progress::new("arena", args.games.into());
-    let cfg = ArenaConfig {
-        games: args.games,
-        threads: args.threads,
-        seed: args.seed,
-        opening_plies: args.openings,
-        progress: progress.counter(),
-        ..ArenaConfig::new(rules, &args.a, &args.b)
-    };
-    let r = run_arena(&cfg, &registry(rules));
-    drop(progress);
-    let r = r?;
+    let r = with_progress("arena", args.games.into(), |progress| {
+        let cfg = ArenaConfig {
+            games: args.games,
+            threads: args.threads,
+            seed: args.seed,
+            opening_plies: args.openings,
+            progress,
+            ..ArenaConfig::new(rules, &args.a, &args.b)
+        };
+        run_arena(&cfg, &registry(rules))
+    })?;
     let out = match args.out {
         Some(p) => p,
         None => default_path("arena", "jsonl")?,

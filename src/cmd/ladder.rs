@@ -9,7 +9,7 @@ use shax_train::{LadderConfig, LadderResult, run_ladder, write_records};
 
 use super::arena::default_path;
 use super::players::{registry, split_specs};
-use super::progress::Progress;
+use super::progress::with_progress;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -47,22 +47,16 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let rules = Rules::load(&args.rules)?;
     let players: Vec<String> = args.players.iter().flat_map(|p| split_specs(p)).collect();
     let refs: Vec<&str> = players.iter().map(String::as_str).collect();
-    let n = refs.len() as u64;
-    let progress = Progress::new(
-        "ladder",
-        n * n.saturating_sub(1) / 2 * u64::from(args.games),
-    );
     let cfg = LadderConfig {
         games_per_pair: args.games,
         threads: args.threads,
         seed: args.seed,
         opening_plies: args.openings,
-        progress: progress.counter(),
         ..LadderConfig::new(rules, &refs)
     };
-    let r = run_ladder(&cfg, &registry(rules));
-    drop(progress);
-    let r = r?;
+    let r = with_progress("ladder", cfg.total_games(), |progress| {
+        run_ladder(&LadderConfig { progress, ..cfg }, &registry(rules))
+    })?;
     let out = match args.out {
         Some(p) => p,
         None => default_path("ladder", "json")?,

@@ -3,36 +3,24 @@
 use std::io::IsTerminal as _;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressStyle};
 
-/// Watches a game counter from a thread until dropped.
-pub struct Progress {
-    counter: Arc<AtomicU64>,
-    stop: Arc<AtomicBool>,
-    handle: Option<JoinHandle<()>>,
-}
-
-impl Progress {
-    /// Starts watching `total` games, labelled `what`.
-    pub fn new(what: &str, total: u64) -> Progress {
-        let counter = Arc::new(AtomicU64::new(0));
-        let stop = Arc::new(AtomicBool::new(false));
+/// Runs `f` with a counter of finished games to hand to an arena or ladder
+/// configuration, and shows its progress over `total` games, labelled
+/// `what`, until `f` returns.
+pub fn with_progress<T>(what: &str, total: u64, f: impl FnOnce(Option<Arc<AtomicU64>>) -> T) -> T {
+    let counter = Arc::new(AtomicU64::new(0));
+    let stop = Arc::new(AtomicBool::new(false));
+    let handle = {
         let (c, s, what) = (counter.clone(), stop.clone(), what.to_string());
-        let handle = std::thread::spawn(move || watch(&what, total, &c, &s));
-        Progress {
-            counter,
-            stop,
-            handle: Some(handle),
-        }
-    }
-
-    /// The counter to hand to an arena or ladder configuration.
-    pub fn counter(&self) -> Option<Arc<AtomicU64>> {
-        Some(self.counter.clone())
-    }
+        std::thread::spawn(move || watch(&what, total, &c, &s))
+    };
+    let out = f(Some(counter));
+    stop.store(true, Ordering::Relaxed);
+    let _ = handle.join();
+    out
 }
 
 fn watch(what: &str, total: u64, done: &AtomicU64, stop: &AtomicBool) {
@@ -64,14 +52,5 @@ fn watch(what: &str, total: u64, done: &AtomicU64, stop: &AtomicBool) {
     }
     if let Some(b) = bar {
         b.finish_and_clear();
-    }
-}
-
-impl Drop for Progress {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::Relaxed);
-        if let Some(h) = self.handle.take() {
-            let _ = h.join();
-        }
     }
 }

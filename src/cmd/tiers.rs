@@ -10,7 +10,7 @@ use shax_core::Rules;
 use shax_train::{ArenaConfig, LadderConfig, run_arena, run_ladder};
 
 use super::players::registry;
-use super::progress::Progress;
+use super::progress::with_progress;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -171,6 +171,21 @@ fn miss(score: f64, band: (f64, f64)) -> f64 {
     (band.0 - score).max(score - band.1).max(0.0)
 }
 
+/// `tally` (a screen) made up to a full match of `games` games.
+fn complete(
+    play: &mut impl FnMut(usize, usize, u32, u64) -> anyhow::Result<Tally>,
+    upper: usize,
+    lower: usize,
+    tally: Tally,
+    games: u64,
+    salt: u64,
+) -> anyhow::Result<Tally> {
+    if tally.games >= games {
+        return Ok(tally);
+    }
+    Ok(tally.add(play(upper, lower, (games - tally.games) as u32, salt)?))
+}
+
 /// What the head-to-head refinement needs.
 struct Refine {
     /// Every tier's score against the one below must fall in it.
@@ -215,20 +230,19 @@ fn refine(
         }
         let (mut lo, mut hi) = (lo_bound, hi_bound);
         let mut p = chosen[k - 1].clamp(lo, hi);
-        // The closest so far: (miss, position, tally, full match?).
-        let mut best: Option<(f64, usize, Tally, bool)> = None;
+        let games = u64::from(r.games);
+        // The closest so far: (miss, only a screen, position, tally).
+        let mut best: Option<(f64, bool, usize, Tally)> = None;
         for t in 0..r.tries.max(1) {
             let salt = ((k as u64) << 40) ^ ((t as u64) << 20);
             let mut tally = play(upper, p, r.screen.min(r.games), salt)?;
-            let mut full = tally.games >= r.games as u64;
-            if !full && miss(tally.score(), r.band) == 0.0 {
-                let rest = play(upper, p, r.games - tally.games as u32, salt ^ 1)?;
-                tally = tally.add(rest);
-                full = true;
+            if miss(tally.score(), r.band) == 0.0 {
+                tally = complete(&mut play, upper, p, tally, games, salt ^ 1)?;
             }
             let m = miss(tally.score(), r.band);
-            if best.is_none_or(|b| (m, !full) < (b.0, !b.3)) {
-                best = Some((m, p, tally, full));
+            let key = (m, tally.games < games);
+            if best.is_none_or(|b| key < (b.0, b.1)) {
+                best = Some((key.0, key.1, p, tally));
             }
             eprintln!(
                 "  {} vs {} (candidate {p}): {:.1}% of {} games{}",
@@ -243,27 +257,18 @@ fn refine(
             }
             if tally.score() > r.band.1 {
                 lo = p + 1; // the lower tier is too weak
+            } else if p == lo {
+                break; // too strong, and nothing weaker is left
             } else {
-                hi = p.saturating_sub(1); // too strong
-                if p == 0 {
-                    break;
-                }
+                hi = p - 1; // too strong
             }
             if lo > hi {
                 break;
             }
             p = (lo + hi).div_ceil(2);
         }
-        let (_, p, mut tally, full) = best.expect("one try at least");
-        if !full {
-            let rest = play(
-                upper,
-                p,
-                r.games - tally.games as u32,
-                ((k as u64) << 40) ^ 3,
-            )?;
-            tally = tally.add(rest);
-        }
+        let (_, _, p, tally) = best.expect("one try at least");
+        let tally = complete(&mut play, upper, p, tally, games, ((k as u64) << 40) ^ 3)?;
         if miss(tally.score(), r.band) > 0.0 {
             all_in = false;
             eprintln!(
@@ -341,20 +346,15 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         a.ladder_games
     );
     let refs: Vec<&str> = specs.iter().map(String::as_str).collect();
-    let n = refs.len() as u64;
-    let progress = Progress::new("ladder", n * (n - 1) / 2 * u64::from(a.ladder_games));
-    let ladder = run_ladder(
-        &LadderConfig {
-            games_per_pair: a.ladder_games,
-            threads: a.threads,
-            seed: a.seed,
-            progress: progress.counter(),
-            ..LadderConfig::new(rules, &refs)
-        },
-        &reg,
-    );
-    drop(progress);
-    let ladder = ladder?;
+    let cfg = LadderConfig {
+        games_per_pair: a.ladder_games,
+        threads: a.threads,
+        seed: a.seed,
+        ..LadderConfig::new(rules, &refs)
+    };
+    let ladder = with_progress("ladder", cfg.total_games(), |progress| {
+        run_ladder(&LadderConfig { progress, ..cfg }, &reg)
+    })?;
     let ratings: Vec<(String, f64)> = ladder
         .ratings
         .iter()
@@ -384,7 +384,6 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         );
     }
     let mut chosen = choose(&ratings, &pool);
-    chosen[0] = chosen[0].min(bottom_end - 1);
     let mut total_games = ladder.pairs.iter().map(|p| p.games).sum::<u64>();
     let spec_of = |p: usize| ladder.ratings[pool[p]].player.clone();
     let (matches, all_in) = refine(
@@ -397,19 +396,16 @@ pub fn run(a: Args) -> anyhow::Result<()> {
             bottom_end,
         },
         |upper, lower, games, salt| {
-            let progress = Progress::new("match", games.into());
-            let m = run_arena(
-                &ArenaConfig {
+            let m = with_progress("match", games.into(), |progress| {
+                let cfg = ArenaConfig {
                     games,
                     threads: a.threads,
                     seed: a.seed ^ salt ^ ((upper as u64) << 8) ^ lower as u64,
-                    progress: progress.counter(),
+                    progress,
                     ..ArenaConfig::new(rules, &spec_of(upper), &spec_of(lower))
-                },
-                &reg,
-            );
-            drop(progress);
-            let m = m?;
+                };
+                run_arena(&cfg, &reg)
+            })?;
             total_games += m.games;
             Ok(Tally {
                 games: m.games,
@@ -549,6 +545,17 @@ mod tests {
         assert!(eligible(&r[..5]).is_err());
     }
 
+    /// 60%-85%, 40-game screens, 200-game matches, six tries.
+    fn band_60_85(bottom_end: usize) -> Refine {
+        Refine {
+            band: (0.6, 0.85),
+            screen: 40,
+            games: 200,
+            tries: 6,
+            bottom_end,
+        }
+    }
+
     /// A match between pool positions whose true strengths are `elo`: the
     /// expected score, rounded to whole games (so the test is exact).
     fn simulated(elo: &[f64]) -> impl FnMut(usize, usize, u32, u64) -> anyhow::Result<Tally> + '_ {
@@ -571,13 +578,7 @@ mod tests {
             400.0, 500.0, 600.0, 700.0, 800.0, 900.0, 1000.0, 1100.0, 1300.0, 1400.0,
         ];
         let mut chosen = vec![0, 2, 4, 6, 9];
-        let r = Refine {
-            band: (0.6, 0.85),
-            screen: 40,
-            games: 200,
-            tries: 6,
-            bottom_end: elo.len(),
-        };
+        let r = band_60_85(elo.len());
         let (m, all_in) = refine(&mut chosen, &r, simulated(&elo)).unwrap();
         assert!(all_in);
         assert!(chosen.windows(2).all(|w| w[0] < w[1]), "{chosen:?}");
@@ -595,13 +596,7 @@ mod tests {
         // Every candidate is 600 Elo from its neighbour: every step is too wide.
         let elo = [0.0, 600.0, 1200.0, 1800.0, 2400.0, 3000.0];
         let mut chosen = vec![0, 1, 2, 3, 5];
-        let r = Refine {
-            band: (0.6, 0.85),
-            screen: 40,
-            games: 200,
-            tries: 6,
-            bottom_end: elo.len(),
-        };
+        let r = band_60_85(elo.len());
         let (m, all_in) = refine(&mut chosen, &r, simulated(&elo)).unwrap();
         assert!(!all_in);
         assert!(chosen.windows(2).all(|w| w[0] < w[1]), "{chosen:?}");
@@ -614,13 +609,7 @@ mod tests {
     fn refine_keeps_beginner_below_its_bound() {
         let elo = [400.0, 450.0, 500.0, 900.0, 1000.0, 1100.0, 1200.0];
         let mut chosen = vec![0, 3, 4, 5, 6];
-        let r = Refine {
-            band: (0.6, 0.85),
-            screen: 40,
-            games: 200,
-            tries: 6,
-            bottom_end: 2,
-        };
+        let r = band_60_85(2);
         let (_, all_in) = refine(&mut chosen, &r, simulated(&elo)).unwrap();
         // Easy (900) is 91% over any allowed beginner (400 or 450).
         assert!(!all_in);

@@ -331,9 +331,18 @@ pub(crate) fn validate(
     Ok(parsed)
 }
 
-/// Runs jobs on a pool of `threads` workers (0: one per core), results in job
-/// order, each with White's and Black's decision times; `progress` counts
-/// finished games.
+/// What [`run_jobs`] played.
+pub(crate) struct Ran {
+    /// The games in job order, each with White's and Black's decision times.
+    pub games: Vec<Played>,
+    /// Worker threads used.
+    pub threads: usize,
+    /// Wall-clock seconds.
+    pub seconds: f64,
+}
+
+/// Runs jobs on a pool of `threads` workers (0: one per core); `progress`
+/// counts finished games.
 pub(crate) fn run_jobs(
     rules: Rules,
     jobs: &[Job<'_>],
@@ -341,7 +350,8 @@ pub(crate) fn run_jobs(
     limits: &Limits,
     threads: usize,
     progress: Option<&AtomicU64>,
-) -> Result<(Vec<Played>, usize), ArenaError> {
+) -> Result<Ran, ArenaError> {
+    let t = Instant::now();
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
@@ -359,11 +369,15 @@ pub(crate) fn run_jobs(
             })
             .collect()
     });
-    let records = records.map_err(|source| ArenaError::Spec {
+    let games = records.map_err(|source| ArenaError::Spec {
         which: "spec".to_string(),
         error: Box::new(source),
     })?;
-    Ok((records, used))
+    Ok(Ran {
+        games,
+        threads: used,
+        seconds: t.elapsed().as_secs_f64(),
+    })
 }
 
 /// Plays a match.
@@ -393,8 +407,11 @@ pub fn run_arena(cfg: &ArenaConfig, registry: &Registry) -> Result<ArenaResult, 
             }
         })
         .collect();
-    let t = Instant::now();
-    let (games, threads) = run_jobs(
+    let Ran {
+        games,
+        threads,
+        seconds,
+    } = run_jobs(
         cfg.rules,
         &jobs,
         registry,
@@ -402,7 +419,6 @@ pub fn run_arena(cfg: &ArenaConfig, registry: &Registry) -> Result<ArenaResult, 
         cfg.threads,
         cfg.progress.as_deref(),
     )?;
-    let seconds = t.elapsed().as_secs_f64();
 
     let mut r = ArenaResult {
         rules: cfg.rules.name(),

@@ -4,7 +4,6 @@
 
 use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
-use std::time::Instant;
 
 use serde::Serialize;
 use shax_core::Rules;
@@ -48,6 +47,12 @@ impl LadderConfig {
             limits: Limits::NONE,
             progress: None,
         }
+    }
+
+    /// Games the round robin plays: `games_per_pair` for every pair.
+    pub fn total_games(&self) -> u64 {
+        let n = self.players.len() as u64;
+        n * n.saturating_sub(1) / 2 * u64::from(self.games_per_pair)
     }
 }
 
@@ -144,8 +149,7 @@ pub fn run_ladder(cfg: &LadderConfig, registry: &Registry) -> Result<LadderResul
             });
         }
     }
-    let t = Instant::now();
-    let (games_played, threads) = run_jobs(
+    let ran = run_jobs(
         cfg.rules,
         &jobs,
         registry,
@@ -153,8 +157,8 @@ pub fn run_ladder(cfg: &LadderConfig, registry: &Registry) -> Result<LadderResul
         cfg.threads,
         cfg.progress.as_deref(),
     )?;
-    let seconds = t.elapsed().as_secs_f64();
-    let records: Vec<GameRecord> = games_played.into_iter().map(|(r, _)| r).collect();
+    let (threads, seconds) = (ran.threads, ran.seconds);
+    let records: Vec<GameRecord> = ran.games.into_iter().map(|(r, _)| r).collect();
 
     let mut results = Vec::new();
     let mut pair_results = Vec::new();
