@@ -20,17 +20,13 @@
 //! game.play(action).unwrap();
 //! ```
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use shax_core::{Action, Game, KeyHistory, Position, Rules};
-use shax_nn::{NetWeights, load_weights};
-use shax_search::{
-    GumbelConfig, Limits, NeuralPlayer, Player, PlayerSpec, PuctConfig, Registry, SpecError,
-    history_of,
-};
+use shax_nn::{WeightsCache, register_net};
+use shax_search::{Limits, Player, PlayerSpec, Registry, SpecError, history_of};
 
 /// The tiers, weakest first.
 pub const TIERS: [&str; 5] = ["beginner", "easy", "medium", "hard", "master"];
@@ -270,119 +266,14 @@ pub fn resolve_tier_spec(manifest_path: &Path, tier: &TierEntry) -> Result<Strin
     Ok(spec.to_string())
 }
 
-const NET_PARAMS: [&str; 4] = ["sims", "batch", "temp", "seed"];
-
-fn param<T: std::str::FromStr + PartialOrd + std::fmt::Display>(
-    spec: &PlayerSpec,
-    key: &str,
-    min: T,
-    max: T,
-    default: T,
-) -> Result<T, SpecError> {
-    let Some(text) = spec.param(key) else {
-        return Ok(default);
-    };
-    let v: T = text.parse().map_err(|_| SpecError::BadValue {
-        kind: spec.kind.clone(),
-        param: key.to_string(),
-        value: text.to_string(),
-        why: "not a number".to_string(),
-    })?;
-    if !(v >= min && v <= max) {
-        return Err(SpecError::OutOfRange {
-            kind: spec.kind.clone(),
-            param: key.to_string(),
-            value: text.to_string(),
-            min: min.to_string(),
-            max: max.to_string(),
-        });
-    }
-    Ok(v)
-}
-
-type WeightsCache = Mutex<HashMap<PathBuf, NetWeights>>;
-
-fn build_net(
-    spec: &PlayerSpec,
-    rules: &Rules,
-    cache: &WeightsCache,
-) -> Result<Box<dyn Player>, SpecError> {
-    if let Some((k, _)) = spec
-        .params
-        .iter()
-        .find(|(k, _)| !NET_PARAMS.contains(&k.as_str()))
-    {
-        return Err(SpecError::UnknownParam {
-            kind: spec.kind.clone(),
-            param: k.clone(),
-            known: NET_PARAMS.join(", "),
-        });
-    }
-    let args_err = |why: String| SpecError::Arguments {
-        kind: spec.kind.clone(),
-        why,
-    };
-    let Some(path) = spec.args.first() else {
-        return Err(args_err(
-            "needs a checkpoint path: net:<checkpoint>,sims=N".to_string(),
-        ));
-    };
-    let mut gumbel = false;
-    for extra in &spec.args[1..] {
-        match extra.as_str() {
-            "gumbel" => gumbel = true,
-            other => return Err(args_err(format!("unknown flag '{other}' (flags: gumbel)"))),
-        }
-    }
-    let sims: u32 = param(spec, "sims", 1, 1_000_000, 64)?;
-    let batch: usize = param(spec, "batch", 1, 1024, 8)?;
-    let temp: f32 = param(spec, "temp", 0.0, 10.0, 0.0)?;
-    let path = PathBuf::from(path);
-    let weights = {
-        let mut cache = cache.lock().unwrap_or_else(|e| e.into_inner());
-        match cache.get(&path) {
-            Some(w) => w.clone(),
-            None => {
-                let (_, w) = load_weights(&path, Some(rules)).map_err(|e| SpecError::Build {
-                    kind: spec.kind.clone(),
-                    why: e.to_string(),
-                })?;
-                cache.insert(path.clone(), w.clone());
-                w
-            }
-        }
-    };
-    let evaluator = weights
-        .evaluator()
-        .map_err(|e| SpecError::Build {
-            kind: spec.kind.clone(),
-            why: e.to_string(),
-        })?
-        .with_preferred_batch(batch);
-    let config = PuctConfig {
-        simulations: sims,
-        leaves_per_batch: batch.min(sims as usize),
-        gumbel: gumbel.then(GumbelConfig::default),
-        ..PuctConfig::default()
-    };
-    Ok(Box::new(
-        NeuralPlayer::new(spec.to_string(), config, Box::new(evaluator)).with_temperature(temp),
-    ))
-}
-
 /// Every player kind, for games under `rules`: the classic players,
 /// `net:<checkpoint>[,sims=N][,gumbel][,temp=T][,batch=B]` (a network
 /// checkpoint trained for `rules`, weights loaded once per path) and
 /// `tier:<name>` (a tier of `rules`' shipped manifest).
 pub fn registry(rules: Rules) -> Registry {
+    let cache = WeightsCache::default();
     let mut r = Registry::classic();
-    let cache: Arc<WeightsCache> = Arc::default();
-    let net_cache = Arc::clone(&cache);
-    r.register(
-        "net",
-        "net:<checkpoint>[,sims=N][,gumbel][,temp=T][,batch=B] - MCTS guided by a network (sims default 64)",
-        Arc::new(move |spec| build_net(spec, &rules, &net_cache)),
-    );
+    register_net(&mut r, rules, cache.clone());
     r.register(
         "tier",
         "tier:<beginner|easy|medium|hard|master> - a calibrated difficulty tier of these rules",
@@ -419,8 +310,7 @@ pub fn registry(rules: Rules) -> Registry {
                 return Err(err("a tier may not name another tier".to_string()));
             }
             let mut plain = Registry::classic();
-            let cache = Arc::clone(&cache);
-            plain.register("net", "", Arc::new(move |s| build_net(s, &rules, &cache)));
+            register_net(&mut plain, rules, cache.clone());
             plain.build(&inner)
         }),
     );

@@ -12,6 +12,8 @@
 //! - [`Backend`]: the one place the Burn backend is chosen (CPU `flex` by
 //!   default, `wgpu` behind the cargo feature of that name).
 //! - [`bench_nn`]: evaluations per second against the matmul peak.
+//! - [`registry`] / [`register_net`]: the `net:<checkpoint>,sims=N` player
+//!   kind beside the classic players, weights loaded once per path.
 //!
 //! # Examples
 //!
@@ -37,6 +39,7 @@ mod checkpoint;
 mod encoder;
 mod evaluator;
 mod model;
+mod player;
 
 pub use backend::{Backend, UnknownBackend};
 pub use bench::{BatchFigures, BenchError, DEFAULT_BENCH_BATCHES, NnBenchReport, bench_nn};
@@ -50,6 +53,7 @@ pub use model::{
     MAX_BLOCKS, MAX_WIDTH, ModelConfig, ModelConfigError, PolicyValueNet, ResidualBlock,
     alphazero_loss,
 };
+pub use player::{BATCH, DEFAULT_SIMS, SIMS, TEMP, WeightsCache, net_help, register_net, registry};
 
 /// Burn, as this crate uses it (so callers name the same `Device`, `Tensor`, `Module`).
 pub use burn;

@@ -17,12 +17,16 @@ use shax_core::{Action, ActionList, KeyHistory, MAX_ACTIONS, POLICY_SIZE, Positi
 
 use crate::eval::{WIN, WIN_BOUND, evaluate};
 use crate::player::{Limits, PathHistory, Player, SearchInfo, mix_seed};
-use crate::spec::{PlayerSpec, SpecError};
+use crate::spec::{Param, PlayerSpec, SEED, SpecError};
 
 const MAX_PLY: usize = 192;
 const MAX_DEPTH: u32 = 64;
 const DEFAULT_DEPTH: u32 = 4;
 const DEFAULT_TT_MIB: u64 = 16;
+const DEPTH: Param<u32> = Param::new("depth", 1, MAX_DEPTH);
+const MS: Param<u64> = Param::new("ms", 1, 3_600_000);
+const NODES: Param<u64> = Param::new("nodes", 1, u64::MAX);
+const TT: Param<u64> = Param::new("tt", 1, 4096);
 const INF: i32 = WIN + 1;
 
 const EXACT: u8 = 1;
@@ -81,16 +85,24 @@ impl AlphaBeta {
     /// [`SpecError`] naming an unknown parameter or a value out of range.
     pub fn from_spec(spec: &PlayerSpec) -> Result<AlphaBeta, SpecError> {
         spec.check_no_args()?;
-        spec.check_params(&["depth", "ms", "nodes", "tt", "seed"])?;
-        let mut p = AlphaBeta::new(
-            spec.u64_param("depth", 1, MAX_DEPTH as u64)?
-                .map(|d| d as u32),
-            spec.u64_param("ms", 1, 3_600_000)?,
-        );
-        p.nodes = spec.u64_param("nodes", 1, u64::MAX)?;
-        p.tt_mib = spec.u64_param("tt", 1, 4096)?;
-        p.seed = spec.u64_param("seed", 0, u64::MAX)?;
+        spec.check_params(&[DEPTH.key, MS.key, NODES.key, TT.key, SEED.key])?;
+        let mut p = AlphaBeta::new(spec.get(DEPTH)?, spec.get(MS)?);
+        p.nodes = spec.get(NODES)?;
+        p.tt_mib = spec.get(TT)?;
+        p.seed = spec.get(SEED)?;
         Ok(p)
+    }
+
+    /// The registry's help line: the parameters and their ranges.
+    pub(crate) fn help() -> String {
+        format!(
+            "iterative deepening PVS {} {} {} {} {}; default depth=4",
+            DEPTH.help(),
+            MS.help(),
+            NODES.help(),
+            TT.help(),
+            SEED.help()
+        )
     }
 
     fn ensure_tt(&mut self) {

@@ -8,7 +8,7 @@ use shax_core::{Action, Color, KeyHistory, Position, Task};
 
 use crate::eval::{WIN, evaluate};
 use crate::player::{Limits, PathHistory, Player, mix_seed};
-use crate::spec::{PlayerSpec, SpecError};
+use crate::spec::{PlayerSpec, SEED, SpecError};
 
 /// Plays the action whose turn ends in the best static evaluation.
 #[derive(Clone, Debug, Default)]
@@ -29,8 +29,8 @@ impl GreedyPlayer {
     /// [`SpecError`] for arguments or unknown parameters.
     pub fn from_spec(spec: &PlayerSpec) -> Result<GreedyPlayer, SpecError> {
         spec.check_no_args()?;
-        spec.check_params(&["seed"])?;
-        Ok(GreedyPlayer::new(spec.u64_param("seed", 0, u64::MAX)?))
+        spec.check_params(&[SEED.key])?;
+        Ok(GreedyPlayer::new(spec.get(SEED)?))
     }
 }
 

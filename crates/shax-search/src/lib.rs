@@ -34,5 +34,5 @@ pub use puct::{
     EvalBuffers, GumbelConfig, NeuralPlayer, Puct, PuctConfig, RootStats, run_batched, step_batched,
 };
 pub use random::RandomPlayer;
-pub use spec::{Builder, PlayerSpec, Registry, SpecError, build_player};
+pub use spec::{Builder, Param, ParamValue, PlayerSpec, Registry, SEED, SpecError, build_player};
 pub use uct::{Uct, UctStats};

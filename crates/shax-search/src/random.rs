@@ -5,7 +5,7 @@ use rand::{Rng, SeedableRng};
 use shax_core::{Action, KeyHistory, Position};
 
 use crate::player::{Limits, Player, mix_seed};
-use crate::spec::{PlayerSpec, SpecError};
+use crate::spec::{PlayerSpec, SEED, SpecError};
 
 /// Chooses uniformly among the legal actions.
 #[derive(Clone, Debug, Default)]
@@ -26,8 +26,8 @@ impl RandomPlayer {
     /// [`SpecError`] for arguments or unknown parameters.
     pub fn from_spec(spec: &PlayerSpec) -> Result<RandomPlayer, SpecError> {
         spec.check_no_args()?;
-        spec.check_params(&["seed"])?;
-        Ok(RandomPlayer::new(spec.u64_param("seed", 0, u64::MAX)?))
+        spec.check_params(&[SEED.key])?;
+        Ok(RandomPlayer::new(spec.get(SEED)?))
     }
 }
 

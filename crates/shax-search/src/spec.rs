@@ -1,4 +1,4 @@
-//! Player specs (`alphabeta:depth=4`, `mcts:sims=1000,seed=7`, later
+//! Player specs (`alphabeta:depth=4`, `mcts:sims=1000,seed=7`,
 //! `net:<checkpoint>,sims=N`) and the registry that builds players from them.
 //!
 //! A spec is `kind` or `kind:item,item,...`; an item is `key=value` (a
@@ -238,65 +238,105 @@ impl PlayerSpec {
         }
     }
 
-    /// Parameter `key` as an integer in `min..=max`, if given.
+    /// The value of parameter `param`, if given, parsed as its type and
+    /// checked against its range.
     ///
     /// # Errors
     ///
-    /// [`SpecError::BadValue`] when it is not an integer,
+    /// [`SpecError::BadValue`] when it does not parse as `T`,
     /// [`SpecError::OutOfRange`] when it is outside the range.
-    pub fn u64_param(&self, key: &str, min: u64, max: u64) -> Result<Option<u64>, SpecError> {
-        let Some(v) = self.param(key) else {
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use shax_search::{Param, PlayerSpec};
+    ///
+    /// const SIMS: Param<u32> = Param::new("sims", 1, 1000);
+    /// let s: PlayerSpec = "mcts:sims=50".parse().unwrap();
+    /// assert_eq!(s.get(SIMS).unwrap(), Some(50));
+    /// assert!("mcts:sims=0".parse::<PlayerSpec>().unwrap().get(SIMS).is_err());
+    /// assert!("mcts:sims=x".parse::<PlayerSpec>().unwrap().get(SIMS).is_err());
+    /// assert_eq!(PlayerSpec::new("mcts").get(SIMS).unwrap(), None);
+    /// ```
+    pub fn get<T: ParamValue>(&self, param: Param<T>) -> Result<Option<T>, SpecError> {
+        let Some(v) = self.param(param.key) else {
             return Ok(None);
         };
-        let n: u64 = v.parse().map_err(|_| SpecError::BadValue {
+        let x: T = v.parse().map_err(|_| SpecError::BadValue {
             kind: self.kind.clone(),
-            param: key.to_string(),
+            param: param.key.to_string(),
             value: v.to_string(),
-            why: "expected a non-negative integer".to_string(),
+            why: format!("expected {}", T::EXPECTED),
         })?;
-        if n < min || n > max {
-            return Err(self.out_of_range(key, v, min, max));
-        }
-        Ok(Some(n))
-    }
-
-    /// Parameter `key` as a number in `min..=max`, if given.
-    ///
-    /// # Errors
-    ///
-    /// As [`PlayerSpec::u64_param`].
-    pub fn f64_param(&self, key: &str, min: f64, max: f64) -> Result<Option<f64>, SpecError> {
-        let Some(v) = self.param(key) else {
-            return Ok(None);
-        };
-        let x: f64 = v.parse().map_err(|_| SpecError::BadValue {
-            kind: self.kind.clone(),
-            param: key.to_string(),
-            value: v.to_string(),
-            why: "expected a number".to_string(),
-        })?;
-        if !(min..=max).contains(&x) {
-            return Err(self.out_of_range(key, v, min, max));
+        if !param.contains(x) {
+            return Err(SpecError::OutOfRange {
+                kind: self.kind.clone(),
+                param: param.key.to_string(),
+                value: v.to_string(),
+                min: param.min.to_string(),
+                max: param.max.to_string(),
+            });
         }
         Ok(Some(x))
     }
 
-    fn out_of_range(
-        &self,
-        key: &str,
-        v: &str,
-        min: impl ToString,
-        max: impl ToString,
-    ) -> SpecError {
-        SpecError::OutOfRange {
-            kind: self.kind.clone(),
-            param: key.to_string(),
-            value: v.to_string(),
-            min: min.to_string(),
-            max: max.to_string(),
-        }
+    /// The value of parameter `param`, or `default` when it is not given.
+    ///
+    /// # Errors
+    ///
+    /// As [`PlayerSpec::get`].
+    pub fn get_or<T: ParamValue>(&self, param: Param<T>, default: T) -> Result<T, SpecError> {
+        Ok(self.get(param)?.unwrap_or(default))
     }
 }
+
+/// The value types of player parameters.
+pub trait ParamValue: FromStr + PartialOrd + fmt::Display + Copy {
+    /// What a value of this type looks like, for error messages.
+    const EXPECTED: &'static str;
+}
+
+macro_rules! param_value {
+    ($what:literal: $($t:ty),*) => {$(
+        impl ParamValue for $t {
+            const EXPECTED: &'static str = $what;
+        }
+    )*};
+}
+param_value!("a non-negative integer": u32, u64, usize);
+param_value!("a number": f32, f64);
+
+/// A numeric parameter of a player kind: its key and its range, one constant
+/// that both the check ([`PlayerSpec::get`]) and the help text read.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Param<T> {
+    /// The key, as in `key=value`.
+    pub key: &'static str,
+    /// Smallest allowed value.
+    pub min: T,
+    /// Largest allowed value.
+    pub max: T,
+}
+
+impl<T: ParamValue> Param<T> {
+    /// A parameter `key` taking values in `min..=max`.
+    pub const fn new(key: &'static str, min: T, max: T) -> Param<T> {
+        Param { key, min, max }
+    }
+
+    /// Whether `x` is in range.
+    pub fn contains(&self, x: T) -> bool {
+        x >= self.min && x <= self.max
+    }
+
+    /// `[key=min..max]`, for help lines.
+    pub fn help(&self) -> String {
+        format!("[{}={}..{}]", self.key, self.min, self.max)
+    }
+}
+
+/// The `seed` parameter every classic player takes.
+pub const SEED: Param<u64> = Param::new("seed", 0, u64::MAX);
 
 /// Builds a player from a spec of the builder's kind.
 pub type Builder = Arc<dyn Fn(&PlayerSpec) -> Result<Box<dyn Player>, SpecError> + Send + Sync>;
@@ -343,28 +383,31 @@ impl Registry {
         let mut r = Registry::empty();
         r.register(
             "random",
-            "uniform over legal actions [seed=S]",
+            &format!("uniform over legal actions {}", SEED.help()),
             Arc::new(|s| {
                 Ok(Box::new(crate::random::RandomPlayer::from_spec(s)?) as Box<dyn Player>)
             }),
         );
         r.register(
             "greedy",
-            "one-turn lookahead on the static evaluation [seed=S]",
+            &format!(
+                "one-turn lookahead on the static evaluation {}",
+                SEED.help()
+            ),
             Arc::new(|s| {
                 Ok(Box::new(crate::greedy::GreedyPlayer::from_spec(s)?) as Box<dyn Player>)
             }),
         );
         r.register(
             "alphabeta",
-            "iterative deepening PVS [depth=1..64] [ms=1..3600000] [nodes=N] [tt=MiB] [seed=S]; default depth=4",
+            &crate::alphabeta::AlphaBeta::help(),
             Arc::new(|s| {
                 Ok(Box::new(crate::alphabeta::AlphaBeta::from_spec(s)?) as Box<dyn Player>)
             }),
         );
         r.register(
             "mcts",
-            "plain UCT with random rollouts [sims=1..10^9] [ms=N] [c=UCT constant] [seed=S]; default sims=1000",
+            &crate::uct::Uct::help(),
             Arc::new(|s| Ok(Box::new(crate::uct::Uct::from_spec(s)?) as Box<dyn Player>)),
         );
         r

@@ -14,10 +14,13 @@ use rand::{Rng, SeedableRng};
 use shax_core::{Action, ActionList, Bitboard, Color, KeyHistory, Outcome, Point, Position, Task};
 
 use crate::player::{Limits, PathHistory, Player, SearchInfo, irreversible, mix_seed};
-use crate::spec::{PlayerSpec, SpecError};
+use crate::spec::{Param, PlayerSpec, SEED, SpecError};
 
 const DEFAULT_SIMS: u64 = 1000;
 const DEFAULT_C: f64 = 2.0;
+const SIMS: Param<u64> = Param::new("sims", 1, 1_000_000_000);
+const MS: Param<u64> = Param::new("ms", 1, 3_600_000);
+const C: Param<f64> = Param::new("c", 0.0, 100.0);
 
 #[derive(Clone, Copy, Debug)]
 struct Node {
@@ -77,14 +80,23 @@ impl Uct {
     /// [`SpecError`] naming an unknown parameter or a value out of range.
     pub fn from_spec(spec: &PlayerSpec) -> Result<Uct, SpecError> {
         spec.check_no_args()?;
-        spec.check_params(&["sims", "ms", "c", "seed"])?;
-        let mut p = Uct::new(spec.u64_param("sims", 1, 1_000_000_000)?);
-        p.ms = spec.u64_param("ms", 1, 3_600_000)?;
-        if spec.param("c").is_some() {
-            p.c = spec.f64_param("c", 0.0, 100.0)?;
-        }
-        p.seed = spec.u64_param("seed", 0, u64::MAX)?;
+        spec.check_params(&[SIMS.key, MS.key, C.key, SEED.key])?;
+        let mut p = Uct::new(spec.get(SIMS)?);
+        p.ms = spec.get(MS)?;
+        p.c = spec.get(C)?;
+        p.seed = spec.get(SEED)?;
         Ok(p)
+    }
+
+    /// The registry's help line: the parameters and their ranges.
+    pub(crate) fn help() -> String {
+        format!(
+            "plain UCT with random rollouts {} {} {} {}; default sims=1000",
+            SIMS.help(),
+            MS.help(),
+            C.help(),
+            SEED.help()
+        )
     }
 
     /// Runs one search of `sims` simulations (or until `deadline`) from `pos`

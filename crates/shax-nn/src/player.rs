@@ -1,0 +1,132 @@
+//! The `net:` player kind: MCTS guided by a network checkpoint, built from a
+//! spec such as `net:runs/a/checkpoints/step-000001000/net.bpk,sims=64`.
+//!
+//! [`register_net`] adds the kind to a [`Registry`]; [`registry`] is the
+//! classic players plus `net:`. Weights are loaded once per path and shared
+//! by every player built from the same [`WeightsCache`].
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use shax_core::Rules;
+use shax_search::{
+    GumbelConfig, NeuralPlayer, Param, Player, PlayerSpec, PuctConfig, Registry, SEED, SpecError,
+};
+
+use crate::checkpoint::load_weights;
+use crate::evaluator::NetWeights;
+
+/// Simulations per decision (default 64).
+pub const SIMS: Param<u32> = Param::new("sims", 1, 1_000_000);
+/// Leaves evaluated per network call (default 8).
+pub const BATCH: Param<usize> = Param::new("batch", 1, 1024);
+/// Move temperature (default 0: the most visited action).
+pub const TEMP: Param<f32> = Param::new("temp", 0.0, 10.0);
+
+/// Default simulations of a `net:` player.
+pub const DEFAULT_SIMS: u32 = 64;
+const DEFAULT_BATCH: usize = 8;
+
+/// Network weights by checkpoint path, loaded once and shared by the players
+/// built from clones of this cache.
+#[derive(Clone, Debug, Default)]
+pub struct WeightsCache(Arc<Mutex<HashMap<PathBuf, NetWeights>>>);
+
+impl WeightsCache {
+    /// The weights of the checkpoint at `path` (trained for `rules`), loaded
+    /// on first use.
+    fn get(&self, path: PathBuf, rules: &Rules) -> Result<NetWeights, String> {
+        let mut cache = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(w) = cache.get(&path) {
+            return Ok(w.clone());
+        }
+        let (_, w) = load_weights(&path, Some(rules)).map_err(|e| e.to_string())?;
+        cache.insert(path, w.clone());
+        Ok(w)
+    }
+}
+
+/// The help line of the `net` kind.
+pub fn net_help() -> String {
+    format!(
+        "net:<checkpoint>[,gumbel] {} {} {} {} - MCTS guided by a network (sims default {DEFAULT_SIMS})",
+        SIMS.help(),
+        BATCH.help(),
+        TEMP.help(),
+        SEED.help()
+    )
+}
+
+/// Adds the `net` kind to `registry`: networks trained for `rules`, their
+/// weights kept in `cache`.
+pub fn register_net(registry: &mut Registry, rules: Rules, cache: WeightsCache) {
+    registry.register(
+        "net",
+        &net_help(),
+        Arc::new(move |spec| build_net(spec, &rules, &cache)),
+    );
+}
+
+/// The classic players and `net:` for games under `rules`.
+///
+/// # Examples
+///
+/// ```
+/// use shax_core::Rules;
+///
+/// let reg = shax_nn::registry(Rules::default());
+/// assert!(reg.kinds().any(|(k, _)| k == "net"));
+/// let e = reg.build_str("net:missing.bpk").unwrap_err().to_string();
+/// assert!(e.contains("missing"), "{e}");
+/// ```
+pub fn registry(rules: Rules) -> Registry {
+    let mut r = Registry::classic();
+    register_net(&mut r, rules, WeightsCache::default());
+    r
+}
+
+fn build_net(
+    spec: &PlayerSpec,
+    rules: &Rules,
+    cache: &WeightsCache,
+) -> Result<Box<dyn Player>, SpecError> {
+    spec.check_params(&[SIMS.key, BATCH.key, TEMP.key, SEED.key])?;
+    let args_err = |why: String| SpecError::Arguments {
+        kind: spec.kind.clone(),
+        why,
+    };
+    let Some(path) = spec.args.first() else {
+        return Err(args_err(
+            "needs a checkpoint path: net:<checkpoint>,sims=N".to_string(),
+        ));
+    };
+    let mut gumbel = false;
+    for extra in &spec.args[1..] {
+        match extra.as_str() {
+            "gumbel" => gumbel = true,
+            other => return Err(args_err(format!("unknown flag '{other}' (flags: gumbel)"))),
+        }
+    }
+    let sims = spec.get_or(SIMS, DEFAULT_SIMS)?;
+    let batch = spec.get_or(BATCH, DEFAULT_BATCH)?;
+    let temp = spec.get_or(TEMP, 0.0)?;
+    let build_err = |why: String| SpecError::Build {
+        kind: spec.kind.clone(),
+        why,
+    };
+    let weights = cache.get(PathBuf::from(path), rules).map_err(build_err)?;
+    let evaluator = weights
+        .evaluator()
+        .map_err(|e| build_err(e.to_string()))?
+        .with_preferred_batch(batch);
+    let config = PuctConfig {
+        simulations: sims,
+        leaves_per_batch: batch.min(sims as usize),
+        gumbel: gumbel.then(GumbelConfig::default),
+        ..PuctConfig::default()
+    };
+    Ok(Box::new(
+        NeuralPlayer::new(spec.to_string(), config, Box::new(evaluator)).with_temperature(temp),
+    ))
+}
