@@ -34,7 +34,7 @@ mod zobrist;
 
 pub use action::{Action, ActionList, MAX_ACTIONS, NotationError, POLICY_SIZE};
 pub use board::{Bitboard, BoardKind, Color, POINTS, Point, PointError};
-pub use fen::FenError;
+pub use fen::{FenError, ParseFenError, Pending, Setup, SetupError};
 pub use game::{Game, KeyHistory, PlayError, play_out};
 pub use perft::{Depth, perft, perft_divide};
 pub use position::{IllegalAction, Outcome, Position, Reason, Task};

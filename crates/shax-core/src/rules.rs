@@ -299,44 +299,20 @@ impl Rules {
     ///
     /// [`RulesError::BadValue`] naming the first key out of range.
     pub fn validate(&self) -> Result<(), RulesError> {
-        let checks: [(&'static str, u64, bool); 7] = [
-            (
-                "pieces",
-                self.pieces as u64,
-                (3..=12).contains(&self.pieces),
-            ),
-            (
-                "double_mill_removals",
-                self.double_mill_removals as u64,
-                (1..=2).contains(&self.double_mill_removals),
-            ),
-            (
-                "flying",
-                self.flying as u64,
-                self.flying == 0 || (3..=12).contains(&self.flying),
-            ),
-            ("repetition", self.repetition as u64, self.repetition <= 999),
-            (
-                "no_removal_limit",
-                self.no_removal_limit as u64,
-                self.no_removal_limit <= 99_999,
-            ),
-            (
-                "endgame_no_removal_turns",
-                self.endgame_no_removal_turns as u64,
-                self.endgame_no_removal_turns <= 99_999,
-            ),
-            (
-                "max_actions",
-                self.max_actions as u64,
-                self.max_actions <= 1_000_000_000,
-            ),
+        let values = [
+            self.pieces as u64,
+            self.double_mill_removals as u64,
+            self.flying as u64,
+            self.repetition as u64,
+            self.no_removal_limit as u64,
+            self.endgame_no_removal_turns as u64,
+            self.max_actions as u64,
         ];
-        match checks.into_iter().find(|(_, _, ok)| !ok) {
-            Some((key, value, _)) => Err(RulesError::BadValue {
-                key,
-                value: value.to_string(),
-                allowed: allowed(key),
+        match NUMERIC.iter().zip(values).find(|(r, v)| !r.allows(*v)) {
+            Some((r, v)) => Err(RulesError::BadValue {
+                key: r.key,
+                value: v.to_string(),
+                allowed: r.describe(),
             }),
             None => Ok(()),
         }
@@ -375,7 +351,7 @@ pub enum RulesError {
         /// The rejected value as written.
         value: String,
         /// What the key accepts.
-        allowed: &'static str,
+        allowed: String,
     },
     /// A spec that is neither a preset name nor a file.
     #[error(
@@ -453,21 +429,88 @@ fn boolean(key: &'static str, v: &toml::Value) -> Result<bool, RulesError> {
     v.as_bool().ok_or_else(|| RulesError::BadValue {
         key,
         value: v.to_string(),
-        allowed: "true or false",
+        allowed: "true or false".to_string(),
     })
 }
 
-/// The allowed values of a numeric key, as error messages state them.
-fn allowed(key: &str) -> &'static str {
-    match key {
-        "pieces" => "3 to 12",
-        "double_mill_removals" => "1 or 2",
-        "flying" => "0, or 3 to 12",
-        "repetition" => "0 to 999",
-        "no_removal_limit" | "endgame_no_removal_turns" => "0 to 99999",
-        "max_actions" => "0 to 1000000000",
-        _ => "a valid value",
+/// A numeric option's allowed values: `min..=max`, and 0 as well when
+/// `zero_off` (0 turns the option off). One table feeds both the check and
+/// the error message.
+struct NumericRange {
+    key: &'static str,
+    min: u64,
+    max: u64,
+    zero_off: bool,
+}
+
+impl NumericRange {
+    fn allows(&self, v: u64) -> bool {
+        (self.zero_off && v == 0) || (self.min..=self.max).contains(&v)
     }
+
+    fn describe(&self) -> String {
+        if self.zero_off {
+            format!("0, or {} to {}", self.min, self.max)
+        } else if self.max == self.min + 1 {
+            format!("{} or {}", self.min, self.max)
+        } else {
+            format!("{} to {}", self.min, self.max)
+        }
+    }
+}
+
+/// The numeric options, in the order [`Rules::validate`] checks them.
+const NUMERIC: [NumericRange; 7] = [
+    NumericRange {
+        key: "pieces",
+        min: 3,
+        max: 12,
+        zero_off: false,
+    },
+    NumericRange {
+        key: "double_mill_removals",
+        min: 1,
+        max: 2,
+        zero_off: false,
+    },
+    NumericRange {
+        key: "flying",
+        min: 3,
+        max: 12,
+        zero_off: true,
+    },
+    NumericRange {
+        key: "repetition",
+        min: 0,
+        max: 999,
+        zero_off: false,
+    },
+    NumericRange {
+        key: "no_removal_limit",
+        min: 0,
+        max: 99_999,
+        zero_off: false,
+    },
+    NumericRange {
+        key: "endgame_no_removal_turns",
+        min: 0,
+        max: 99_999,
+        zero_off: false,
+    },
+    NumericRange {
+        key: "max_actions",
+        min: 0,
+        max: 1_000_000_000,
+        zero_off: false,
+    },
+];
+
+/// The allowed values of a numeric key, as error messages state them.
+fn allowed(key: &str) -> String {
+    NUMERIC
+        .iter()
+        .find(|r| r.key == key)
+        .map_or_else(|| "a valid value".to_string(), NumericRange::describe)
 }
 
 fn named<T: Copy>(
@@ -483,7 +526,7 @@ fn named<T: Copy>(
         .ok_or_else(|| RulesError::BadValue {
             key,
             value: v.to_string(),
-            allowed,
+            allowed: allowed.to_string(),
         })
 }
 

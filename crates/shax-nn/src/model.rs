@@ -80,17 +80,24 @@ pub struct ModelConfig {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ModelConfigError {
     /// The TOML is malformed or has an unknown key or a value of the wrong type.
-    #[error("model config: {0}")]
-    Toml(String),
+    #[error("model config: {message}")]
+    Toml {
+        /// The key the error is at, when the TOML parser could tell.
+        key: Option<String>,
+        /// The parser's message.
+        message: String,
+    },
     /// A value is out of range.
-    #[error("model config: {key} = {value} is out of range ({range})")]
+    #[error("model config: {key} = {value} is out of range ({min} to {max})")]
     OutOfRange {
         /// The key.
         key: &'static str,
         /// The value given.
         value: usize,
-        /// The accepted range.
-        range: &'static str,
+        /// Smallest accepted value.
+        min: usize,
+        /// Largest accepted value.
+        max: usize,
     },
 }
 
@@ -108,6 +115,14 @@ impl Default for ModelConfig {
     fn default() -> Self {
         ModelConfig::new()
     }
+}
+
+/// The key on the line of byte `at` of a TOML text (`hiden = 3` -> `hiden`).
+fn key_at(text: &str, at: usize) -> Option<String> {
+    let start = text[..at.min(text.len())].rfind('\n').map_or(0, |i| i + 1);
+    let line = text[start..].lines().next()?;
+    let key = line.split('=').next()?.trim();
+    (!key.is_empty() && !key.starts_with('[')).then(|| key.to_string())
 }
 
 impl ModelConfig {
@@ -131,8 +146,10 @@ impl ModelConfig {
     /// assert!(ModelConfig::from_toml("hidden = 0").unwrap_err().to_string().contains("hidden"));
     /// ```
     pub fn from_toml(text: &str) -> Result<ModelConfig, ModelConfigError> {
-        let file: ModelFile = toml::from_str(text)
-            .map_err(|e| ModelConfigError::Toml(e.message().trim().to_string()))?;
+        let file: ModelFile = toml::from_str(text).map_err(|e| ModelConfigError::Toml {
+            key: e.span().and_then(|s| key_at(text, s.start)),
+            message: e.message().trim().to_string(),
+        })?;
         let d = ModelConfig::new();
         let config = ModelConfig {
             hidden: file.hidden.unwrap_or(d.hidden),
@@ -159,16 +176,21 @@ impl ModelConfig {
     ///
     /// [`ModelConfigError::OutOfRange`] naming the first key out of range.
     pub fn validate(&self) -> Result<(), ModelConfigError> {
-        let check = |key, value: usize, lo: usize, hi: usize, range| {
-            if (lo..=hi).contains(&value) {
+        let check = |key, value: usize, min: usize, max: usize| {
+            if (min..=max).contains(&value) {
                 Ok(())
             } else {
-                Err(ModelConfigError::OutOfRange { key, value, range })
+                Err(ModelConfigError::OutOfRange {
+                    key,
+                    value,
+                    min,
+                    max,
+                })
             }
         };
-        check("hidden", self.hidden, 1, MAX_WIDTH, "1 to 4096")?;
-        check("blocks", self.blocks, 0, MAX_BLOCKS, "0 to 64")?;
-        check("value_hidden", self.value_hidden, 1, MAX_WIDTH, "1 to 4096")
+        check("hidden", self.hidden, 1, MAX_WIDTH)?;
+        check("blocks", self.blocks, 0, MAX_BLOCKS)?;
+        check("value_hidden", self.value_hidden, 1, MAX_WIDTH)
     }
 
     /// Number of parameters of the network this config builds.
@@ -318,11 +340,21 @@ mod tests {
             ModelConfigError::OutOfRange {
                 key: "blocks",
                 value: 65,
-                range: "0 to 64"
+                min: 0,
+                max: MAX_BLOCKS,
             }
         );
+        assert!(err.to_string().contains("0 to 64"), "{err}");
         let err = ModelConfig::from_toml("layer_norm = 3").unwrap_err();
-        assert!(matches!(err, ModelConfigError::Toml(_)), "{err}");
+        assert!(
+            matches!(&err, ModelConfigError::Toml { key: Some(k), .. } if k == "layer_norm"),
+            "{err:?}"
+        );
+        let err = ModelConfig::from_toml("hidden = 8\nhiden = 3").unwrap_err();
+        assert!(
+            matches!(&err, ModelConfigError::Toml { key: Some(k), .. } if k == "hiden"),
+            "{err:?}"
+        );
         assert!(ModelConfig::from_toml("value_hidden = -1").is_err());
     }
 
