@@ -61,21 +61,7 @@ fn smoke_config_runs_the_whole_loop() {
     let ev = read_event_file(&files[0]).unwrap();
     assert!(!ev.truncated && ev.records > 1);
     let tb = read_dir_values(&run.join("tb"));
-    for tag in [
-        "loss/policy",
-        "loss/value",
-        "loss/total",
-        "train/lr",
-        "train/samples_per_sec",
-        "selfplay/games_per_sec",
-        "selfplay/sims_per_sec",
-        "selfplay/game_length",
-        "selfplay/outcome_white",
-        "selfplay/outcome_black",
-        "selfplay/outcome_draw",
-        "buffer/positions",
-        "train/value_predictions",
-    ] {
+    for tag in shax_train::tb::TRAINING_TAGS {
         let steps: Vec<i64> = tb
             .get(tag)
             .map_or(vec![], |v| v.iter().map(|x| x.0).collect());

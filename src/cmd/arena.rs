@@ -35,7 +35,7 @@ pub struct Args {
     /// Print one JSON object instead of the report.
     #[arg(long)]
     json: bool,
-    /// Game records (JSON lines); default runs/arena-<seconds since 1970>.jsonl.
+    /// Game records (JSON lines); default runs/arena-<UTC time>.jsonl.
     #[arg(long)]
     out: Option<PathBuf>,
 }
@@ -69,14 +69,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// `runs/<what>-<seconds since 1970>.<ext>`, the folder created.
+/// `runs/<what>-<UTC time>.<ext>`, the folder created.
 pub fn default_path(what: &str, ext: &str) -> anyhow::Result<PathBuf> {
     std::fs::create_dir_all("runs").context("creating runs/")?;
-    let t = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_millis())
-        .unwrap_or(0);
-    Ok(PathBuf::from(format!("runs/{what}-{t}.{ext}")))
+    Ok(PathBuf::from(format!(
+        "runs/{what}-{}.{ext}",
+        super::utc_stamp(true)
+    )))
 }
 
 fn line(name: &str, s: &ColorStats) {

@@ -12,3 +12,32 @@ pub mod players;
 pub mod progress;
 pub mod tiers;
 pub mod train;
+
+/// The UTC time now for a file name: `2026-11-30T13-15-02Z` (no `:`, which
+/// some file systems refuse), with milliseconds (`...02.123Z`) when `millis`.
+pub fn utc_stamp(millis: bool) -> String {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    let mut s = shax_nn::utc_string(now.as_secs()).replace(':', "-");
+    if millis {
+        s.pop();
+        s.push_str(&format!(".{:03}Z", now.subsec_millis()));
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn file_stamps_are_readable_utc_without_colons() {
+        let s = super::utc_stamp(true);
+        // 2026-11-30T13-15-02.123Z
+        assert_eq!(s.len(), 24, "{s}");
+        assert!(
+            !s.contains(':') && s.ends_with('Z') && s.as_bytes()[10] == b'T',
+            "{s}"
+        );
+        assert_eq!(super::utc_stamp(false).len(), 20);
+    }
+}

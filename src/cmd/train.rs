@@ -9,7 +9,8 @@ use anyhow::Context as _;
 use indicatif::{ProgressBar, ProgressStyle};
 use shax_core::Game;
 use shax_train::{
-    Observer, SelfPlayOptions, TrainConfig, TrainOptions, inspect_run, read_shard, selfplay, train,
+    CONFIG_FILE, CheckpointDir, Observer, RunInfo, SelfPlayOptions, TrainConfig, TrainOptions,
+    inspect_run, read_shard, selfplay, train,
 };
 
 /// The config `shax train` uses without `--config` (the laptop default for Shax).
@@ -20,7 +21,7 @@ pub struct TrainArgs {
     /// Training config (TOML; see configs/); the embedded configs/shax.toml when absent.
     #[arg(long)]
     config: Option<PathBuf>,
-    /// Run directory; runs/<config name>-<unix time> when absent.
+    /// Run directory; runs/<config name>-<UTC time> when absent.
     #[arg(long)]
     run_dir: Option<PathBuf>,
     /// Continue the run in --run-dir from its newest complete checkpoint (its own config.toml).
@@ -48,6 +49,10 @@ pub struct SelfPlayArgs {
     /// Seed mixed into the run's (the process id is mixed in too).
     #[arg(long, default_value_t = 0)]
     seed: u64,
+    /// Seconds to wait for the run to appear (its trainer may start later);
+    /// then exit 2. Default: wait as long as it takes, saying so once a minute.
+    #[arg(long, value_name = "SECONDS")]
+    wait: Option<u64>,
 }
 
 #[derive(clap::Args, Debug)]
@@ -107,10 +112,7 @@ fn default_run_dir(config: Option<&Path>) -> PathBuf {
     let stem = config
         .and_then(|p| p.file_stem())
         .map_or("shax".to_string(), |s| s.to_string_lossy().into_owned());
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    PathBuf::from("runs").join(format!("{stem}-{secs}"))
+    PathBuf::from("runs").join(format!("{stem}-{}", super::utc_stamp(false)))
 }
 
 pub fn train_cmd(a: TrainArgs) -> anyhow::Result<()> {
@@ -131,7 +133,6 @@ pub fn train_cmd(a: TrainArgs) -> anyhow::Result<()> {
         .run_dir
         .clone()
         .unwrap_or_else(|| default_run_dir(a.config.as_deref()));
-    let registry = super::players::registry(config.rules);
     let opts = TrainOptions {
         run_dir: run_dir.clone(),
         config,
@@ -141,16 +142,21 @@ pub fn train_cmd(a: TrainArgs) -> anyhow::Result<()> {
     };
     let mut console = Console::new();
     let stop = AtomicBool::new(false);
-    let s = train(&opts, &registry, &mut console, &stop)?;
+    let s = train(&opts, &mut console, &stop)?;
     if let Some(b) = &console.bar {
         b.finish_and_clear();
     }
     println!(
-        "run {}: step {}, {} checkpoints and {} evaluations in this session; self-play {:.1} positions/s, training {:.0} samples/s",
+        "run {}: step {}, {} checkpoints and {} evaluations in this session; {} {:.1} positions/s, training {:.0} samples/s",
         run_dir.display(),
         s.step,
         s.checkpoints,
         s.evaluations,
+        if s.external_selfplay {
+            "received from workers"
+        } else {
+            "self-play"
+        },
         s.selfplay_positions_per_sec,
         s.train_samples_per_sec
     );
@@ -170,6 +176,7 @@ pub fn selfplay_cmd(a: SelfPlayArgs) -> anyhow::Result<()> {
         shard_positions: a.shard_positions,
         max_positions: a.max_positions,
         seed: a.seed,
+        wait: a.wait.map(std::time::Duration::from_secs),
     };
     let mut console = Console::new();
     let stop = AtomicBool::new(false);
@@ -183,52 +190,18 @@ pub fn selfplay_cmd(a: SelfPlayArgs) -> anyhow::Result<()> {
 
 pub fn inspect_cmd(a: InspectArgs) -> anyhow::Result<()> {
     let p = &a.path;
-    if p.join("config.toml").is_file() && !p.join("net.bpk").is_file() {
+    let checkpoint = CheckpointDir(p.clone());
+    if p.join(CONFIG_FILE).is_file() && !checkpoint.net().is_file() {
         let info = inspect_run(p)?;
         if a.json {
             println!("{}", serde_json::to_string_pretty(&info)?);
-            return Ok(());
+        } else {
+            print_run(p, &info)?;
         }
-        println!("run {} ({})", info.run_dir, info.rules);
-        println!(
-            "step {} of {} ({} complete checkpoints, {:.2} hours)",
-            info.step.map_or("none".to_string(), |s| s.to_string()),
-            info.total_steps,
-            info.checkpoints,
-            info.hours
-        );
-        println!(
-            "shards: {} files, {} games, {} positions; {} TensorBoard event files",
-            info.shards, info.games, info.positions, info.event_files
-        );
-        match &info.newest_elo {
-            Some(e) => {
-                let scores: Vec<String> = e
-                    .results
-                    .iter()
-                    .map(|r| format!("{} {:.0}%", r.opponent, 100.0 * r.score))
-                    .collect();
-                println!(
-                    "newest Elo: {} {:.0} [{:.0}, {:.0}] ({}); best step-{}",
-                    e.player,
-                    e.elo,
-                    e.elo_low,
-                    e.elo_high,
-                    scores.join(", "),
-                    e.best_step
-                );
-            }
-            None => println!("newest Elo: no evaluation yet"),
-        }
-        println!("files:");
-        for entry in std::fs::read_dir(p)?.filter_map(Result::ok) {
-            println!("  {}", entry.path().display());
-        }
-        println!("config:\n{}", info.config);
         return Ok(());
     }
     let net = if p.is_dir() {
-        p.join("net.bpk")
+        checkpoint.net()
     } else {
         p.clone()
     };
@@ -255,12 +228,54 @@ pub fn inspect_cmd(a: InspectArgs) -> anyhow::Result<()> {
     println!("network: {} parameters", meta.model.num_params());
     print!("{}", meta.model.to_toml());
     if let Some(dir) = net.parent() {
-        for f in ["optim.bpk", "state.json", "config.toml"] {
-            if dir.join(f).is_file() {
-                println!("  {}", dir.join(f).display());
+        let dir = CheckpointDir(dir.to_path_buf());
+        for f in [dir.optim(), dir.state(), dir.config()] {
+            if f.is_file() {
+                println!("  {}", f.display());
             }
         }
     }
+    Ok(())
+}
+
+/// `shax inspect` of a run directory, as text.
+fn print_run(p: &Path, info: &RunInfo) -> anyhow::Result<()> {
+    println!("run {} ({})", info.run_dir, info.rules);
+    println!(
+        "step {} of {} ({} complete checkpoints, {:.2} hours)",
+        info.step.map_or("none".to_string(), |s| s.to_string()),
+        info.total_steps,
+        info.checkpoints,
+        info.hours
+    );
+    println!(
+        "shards: {} files, {} games, {} positions; {} TensorBoard event files",
+        info.shards, info.games, info.positions, info.event_files
+    );
+    match &info.newest_elo {
+        Some(e) => {
+            let scores: Vec<String> = e
+                .results
+                .iter()
+                .map(|r| format!("{} {:.0}%", r.opponent, 100.0 * r.score))
+                .collect();
+            println!(
+                "newest Elo: {} {:.0} [{:.0}, {:.0}] ({}); best step-{}",
+                e.player,
+                e.elo,
+                e.elo_low,
+                e.elo_high,
+                scores.join(", "),
+                e.best_step
+            );
+        }
+        None => println!("newest Elo: no evaluation yet"),
+    }
+    println!("files:");
+    for entry in std::fs::read_dir(p)?.filter_map(Result::ok) {
+        println!("  {}", entry.path().display());
+    }
+    println!("config:\n{}", info.config);
     Ok(())
 }
 

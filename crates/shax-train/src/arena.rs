@@ -103,6 +103,40 @@ pub struct ColorStats {
     pub losses: u64,
 }
 
+impl ColorStats {
+    /// Counts one game of A's with this colour.
+    fn add(&mut self, result: GameResult) {
+        self.games += 1;
+        match result {
+            GameResult::Win => self.wins += 1,
+            GameResult::Draw => self.draws += 1,
+            GameResult::Loss => self.losses += 1,
+        }
+    }
+}
+
+/// A finished game's result for one side.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GameResult {
+    /// The side won.
+    Win,
+    /// A draw.
+    Draw,
+    /// The side lost.
+    Loss,
+}
+
+impl GameResult {
+    /// The result for `side` of a game that `winner` won (`None`: a draw).
+    pub fn of(winner: Option<Color>, side: Color) -> GameResult {
+        match winner {
+            None => GameResult::Draw,
+            Some(w) if w == side => GameResult::Win,
+            Some(_) => GameResult::Loss,
+        }
+    }
+}
+
 /// How long one player took to decide, over a match (wall clock, each
 /// decision on one worker thread).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
@@ -242,8 +276,15 @@ pub(crate) struct Job<'a> {
     pub seed: u64,
 }
 
-/// A game played, with White's and Black's decision times.
-pub(crate) type Played = (GameRecord, [ThinkStats; 2]);
+/// A game played.
+pub(crate) struct Played {
+    /// Its record.
+    pub record: GameRecord,
+    /// Who won (`None`: a draw).
+    pub winner: Option<Color>,
+    /// White's and Black's decision times.
+    pub think: [ThinkStats; 2],
+}
 
 /// Plays one game to its end; with White's and Black's decision times.
 pub(crate) fn play_game(
@@ -300,7 +341,11 @@ pub(crate) fn play_game(
         &job.black.to_string(),
         job.seed,
     );
-    Ok((record, think))
+    Ok(Played {
+        record,
+        winner: game.outcome().and_then(|o| o.winner),
+        think,
+    })
 }
 
 pub(crate) fn check_common(games: u32, threads: usize, opening: u32) -> Result<(), ArenaError> {
@@ -396,6 +441,7 @@ pub fn run_arena(cfg: &ArenaConfig, registry: &Registry) -> Result<ArenaResult, 
     let b = validate(registry, &cfg.b, "B")?;
     let n = cfg.games as usize;
     let lines = openings(cfg.rules, n.div_ceil(2), cfg.opening_plies, cfg.seed);
+    // A plays White in even games, Black in odd ones; each opening twice.
     let jobs: Vec<Job<'_>> = (0..n)
         .map(|i| {
             let a_white = i % 2 == 0;
@@ -407,11 +453,7 @@ pub fn run_arena(cfg: &ArenaConfig, registry: &Registry) -> Result<ArenaResult, 
             }
         })
         .collect();
-    let Ran {
-        games,
-        threads,
-        seconds,
-    } = run_jobs(
+    let ran = run_jobs(
         cfg.rules,
         &jobs,
         registry,
@@ -419,7 +461,6 @@ pub fn run_arena(cfg: &ArenaConfig, registry: &Registry) -> Result<ArenaResult, 
         cfg.threads,
         cfg.progress.as_deref(),
     )?;
-
     let mut r = ArenaResult {
         rules: cfg.rules.name(),
         a: a.to_string(),
@@ -438,45 +479,53 @@ pub fn run_arena(cfg: &ArenaConfig, registry: &Registry) -> Result<ArenaResult, 
         b_think: ThinkStats::default(),
         reasons: BTreeMap::new(),
         actions_per_game: 0.0,
-        threads,
+        threads: ran.threads,
         seed: cfg.seed,
         opening_plies: cfg.opening_plies,
-        seconds,
-        games_per_sec: n as f64 / seconds.max(1e-9),
+        seconds: ran.seconds,
+        games_per_sec: n as f64 / ran.seconds.max(1e-9),
         records: Vec::new(),
     };
-    let mut actions = 0usize;
-    let mut records = Vec::with_capacity(games.len());
-    for (i, (rec, think)) in games.into_iter().enumerate() {
-        let a_white = i % 2 == 0;
-        let (a_side, b_side) = if a_white { (0, 1) } else { (1, 0) };
-        r.a_think.merge(&think[a_side]);
-        r.b_think.merge(&think[b_side]);
-        let a_color = if a_white { "white" } else { "black" };
-        let stats = if a_white {
-            &mut r.a_white
-        } else {
-            &mut r.a_black
-        };
-        stats.games += 1;
-        if rec.winner == "none" {
-            stats.draws += 1;
-            r.draws += 1;
-        } else if rec.winner == a_color {
-            stats.wins += 1;
-            r.a_wins += 1;
-        } else {
-            stats.losses += 1;
-            r.b_wins += 1;
-        }
-        *r.reasons.entry(rec.reason.clone()).or_insert(0) += 1;
-        actions += rec.opening.len() + rec.actions.len();
-        records.push(rec);
-    }
-    r.actions_per_game = actions as f64 / n as f64;
-    r.score = (r.a_wins as f64 + 0.5 * r.draws as f64) / n as f64;
-    let e = elo_interval(r.a_wins, r.draws, r.b_wins);
-    (r.elo, r.elo_low, r.elo_high) = (e.elo, e.low, e.high);
-    r.records = records;
+    r.tally(ran.games);
     Ok(r)
+}
+
+impl ArenaResult {
+    /// Counts the games of a match (A White in even games), their reasons,
+    /// lengths and decision times, then the score and Elo.
+    fn tally(&mut self, games: Vec<Played>) {
+        let n = games.len().max(1) as f64;
+        let mut actions = 0usize;
+        for (i, g) in games.into_iter().enumerate() {
+            let a_color = if i % 2 == 0 {
+                Color::White
+            } else {
+                Color::Black
+            };
+            let (a_side, b_side) = if a_color == Color::White {
+                (0, 1)
+            } else {
+                (1, 0)
+            };
+            self.a_think.merge(&g.think[a_side]);
+            self.b_think.merge(&g.think[b_side]);
+            let result = GameResult::of(g.winner, a_color);
+            match a_color {
+                Color::White => self.a_white.add(result),
+                Color::Black => self.a_black.add(result),
+            }
+            match result {
+                GameResult::Win => self.a_wins += 1,
+                GameResult::Draw => self.draws += 1,
+                GameResult::Loss => self.b_wins += 1,
+            }
+            *self.reasons.entry(g.record.reason.clone()).or_insert(0) += 1;
+            actions += g.record.opening.len() + g.record.actions.len();
+            self.records.push(g.record);
+        }
+        self.actions_per_game = actions as f64 / n;
+        self.score = (self.a_wins as f64 + 0.5 * self.draws as f64) / n;
+        let e = elo_interval(self.a_wins, self.draws, self.b_wins);
+        (self.elo, self.elo_low, self.elo_high) = (e.elo, e.low, e.high);
+    }
 }

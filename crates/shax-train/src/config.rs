@@ -9,11 +9,11 @@
 //! work starts. `configs/*.toml` comment every key.
 
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 use shax_core::Rules;
-use shax_nn::{Backend, ModelConfig};
+use shax_nn::{Backend, ModelConfig, ModelConfigError};
 
 /// A config that cannot be used, naming the file and the key.
 #[derive(Debug, thiserror::Error)]
@@ -437,12 +437,12 @@ impl TrainConfig {
             Some(t) => {
                 let text = toml::to_string(t).map_err(|e| key_err("model", e.to_string()))?;
                 ModelConfig::from_toml(&text).map_err(|e| {
-                    let msg = e.to_string();
-                    let key = ["value_hidden", "hidden", "blocks", "layer_norm"]
-                        .iter()
-                        .find(|k| msg.contains(*k))
-                        .map_or("model".to_string(), |k| format!("model.{k}"));
-                    key_err(&key, msg)
+                    let key = match &e {
+                        ModelConfigError::OutOfRange { key, .. } => Some(key.to_string()),
+                        ModelConfigError::Toml { key, .. } => key.clone(),
+                    };
+                    let key = key.map_or("model".to_string(), |k| format!("model.{k}"));
+                    key_err(&key, e.to_string())
                 })?
             }
         };
@@ -463,109 +463,16 @@ impl TrainConfig {
 
     /// Checks every range; `(key, message)` for the first out of range.
     fn validate(&self) -> Result<(), (String, String)> {
-        fn range<T: PartialOrd + std::fmt::Display>(
-            key: &str,
-            v: T,
-            lo: T,
-            hi: T,
-        ) -> Result<(), (String, String)> {
-            if v >= lo && v <= hi {
-                Ok(())
-            } else {
-                Err((
-                    key.to_string(),
-                    format!("{v} is out of range ({lo} to {hi})"),
-                ))
-            }
-        }
-        let s = &self.selfplay;
-        range("selfplay.workers", s.workers, 0, 1024)?;
-        range("selfplay.games_in_flight", s.games_in_flight, 1, 4096)?;
-        range("selfplay.sims", s.sims, 1, 100_000)?;
-        range("selfplay.gumbel_considered", s.gumbel_considered, 2, 64)?;
-        range("selfplay.temperature", s.temperature, 0.0, 10.0)?;
-        range("selfplay.temperature_moves", s.temperature_moves, 0, 10_000)?;
-        range("selfplay.final_temperature", s.final_temperature, 0.0, 10.0)?;
-        range("selfplay.dirichlet_alpha", s.dirichlet_alpha, 0.001, 100.0)?;
-        range("selfplay.dirichlet_epsilon", s.dirichlet_epsilon, 0.0, 1.0)?;
-        range(
-            "selfplay.full_search_fraction",
-            s.full_search_fraction,
-            0.01,
-            1.0,
-        )?;
-        range("selfplay.fast_sims", s.fast_sims, 1, 100_000)?;
-        if s.fast_sims > s.sims {
-            return Err((
-                "selfplay.fast_sims".into(),
-                format!("{} is above selfplay.sims ({})", s.fast_sims, s.sims),
-            ));
-        }
-        range("selfplay.leaves_per_batch", s.leaves_per_batch, 1, 64)?;
-        let t = &self.train;
-        range("train.batch_size", t.batch_size, 1, 65_536)?;
-        range("train.lr", t.lr, 1e-9, 10.0)?;
-        range("train.warmup_steps", t.warmup_steps, 0, 1_000_000_000)?;
-        range("train.lr_final_fraction", t.lr_final_fraction, 0.0, 1.0)?;
-        range("train.lr_step_every", t.lr_step_every, 1, u64::MAX)?;
-        range("train.lr_step_gamma", t.lr_step_gamma, 1e-6, 1.0)?;
-        range("train.momentum", t.momentum, 0.0, 0.9999)?;
-        range("train.weight_decay", t.weight_decay, 0.0, 1.0)?;
-        range(
-            "train.steps_per_checkpoint",
-            t.steps_per_checkpoint,
-            1,
-            10_000_000,
-        )?;
-        range(
-            "train.samples_per_position",
-            t.samples_per_position,
-            0.01,
-            1000.0,
-        )?;
-        range("train.window_min", t.window_min, 1, 1_000_000_000)?;
-        range(
-            "train.window_max",
-            t.window_max,
-            t.window_min,
-            1_000_000_000,
-        )?;
-        range("train.window_exponent", t.window_exponent, 0.01, 1.0)?;
-        range("train.window_beta", t.window_beta, 0.0, 10.0)?;
-        let e = &self.eval;
-        range("eval.games", e.games, 2, 100_000)?;
-        range("eval.sims", e.sims, 1, 100_000)?;
-        range(
-            "eval.opening_plies",
-            e.opening_plies,
-            0,
-            crate::arena::MAX_OPENING,
-        )?;
-        range("eval.threads", e.threads, 0, crate::arena::MAX_THREADS)?;
-        range("eval.gating_threshold", e.gating_threshold, 0.0, 1.0)?;
-        let registry = shax_search::Registry::classic();
-        for b in &e.baselines {
-            // Classic specs are checked now; others (net:...) when the match starts.
-            if let Ok(spec) = b.parse::<shax_search::PlayerSpec>()
-                && spec.kind != "net"
-                && let Err(err) = registry.build(&spec)
-            {
-                return Err(("eval.baselines".into(), format!("'{b}': {err}")));
-            } else if b.parse::<shax_search::PlayerSpec>().is_err() {
-                return Err((
-                    "eval.baselines".into(),
-                    format!("'{b}' is not a player spec"),
-                ));
-            }
-        }
+        self.selfplay.validate()?;
+        self.train.validate()?;
+        self.eval.validate()?;
         range(
             "run.total_steps",
             self.run.total_steps,
             1,
             1_000_000_000_000,
         )?;
-        range("run.hours", self.run.hours, 0.0, 1e6)?;
-        Ok(())
+        range("run.hours", self.run.hours, 0.0, 1e6)
     }
 
     /// The resolved config as TOML that [`TrainConfig::parse`] reads back to
@@ -610,9 +517,120 @@ mod erased {
     }
 }
 
-/// The config file saved in a run directory.
-pub fn config_path(run_dir: &Path) -> PathBuf {
-    run_dir.join("config.toml")
+/// `Ok` when `v` is in `lo..=hi`, else `(key, message)`: the one range
+/// check of the config, whose message states the range it checked.
+fn range<T: PartialOrd + std::fmt::Display>(
+    key: &str,
+    v: T,
+    lo: T,
+    hi: T,
+) -> Result<(), (String, String)> {
+    if v >= lo && v <= hi {
+        Ok(())
+    } else {
+        Err((
+            key.to_string(),
+            format!("{v} is out of range ({lo} to {hi})"),
+        ))
+    }
+}
+
+impl SelfPlayConfig {
+    fn validate(&self) -> Result<(), (String, String)> {
+        let s = self;
+        range("selfplay.workers", s.workers, 0, 1024)?;
+        range("selfplay.games_in_flight", s.games_in_flight, 1, 4096)?;
+        range("selfplay.sims", s.sims, 1, 100_000)?;
+        range("selfplay.gumbel_considered", s.gumbel_considered, 2, 64)?;
+        range("selfplay.temperature", s.temperature, 0.0, 10.0)?;
+        range("selfplay.temperature_moves", s.temperature_moves, 0, 10_000)?;
+        range("selfplay.final_temperature", s.final_temperature, 0.0, 10.0)?;
+        range("selfplay.dirichlet_alpha", s.dirichlet_alpha, 0.001, 100.0)?;
+        range("selfplay.dirichlet_epsilon", s.dirichlet_epsilon, 0.0, 1.0)?;
+        range(
+            "selfplay.full_search_fraction",
+            s.full_search_fraction,
+            0.01,
+            1.0,
+        )?;
+        range("selfplay.fast_sims", s.fast_sims, 1, 100_000)?;
+        if s.fast_sims > s.sims {
+            return Err((
+                "selfplay.fast_sims".into(),
+                format!("{} is above selfplay.sims ({})", s.fast_sims, s.sims),
+            ));
+        }
+        range("selfplay.leaves_per_batch", s.leaves_per_batch, 1, 64)?;
+        Ok(())
+    }
+}
+
+impl TrainSection {
+    fn validate(&self) -> Result<(), (String, String)> {
+        let t = self;
+        range("train.batch_size", t.batch_size, 1, 65_536)?;
+        range("train.lr", t.lr, 1e-9, 10.0)?;
+        range("train.warmup_steps", t.warmup_steps, 0, 1_000_000_000)?;
+        range("train.lr_final_fraction", t.lr_final_fraction, 0.0, 1.0)?;
+        range("train.lr_step_every", t.lr_step_every, 1, u64::MAX)?;
+        range("train.lr_step_gamma", t.lr_step_gamma, 1e-6, 1.0)?;
+        range("train.momentum", t.momentum, 0.0, 0.9999)?;
+        range("train.weight_decay", t.weight_decay, 0.0, 1.0)?;
+        range(
+            "train.steps_per_checkpoint",
+            t.steps_per_checkpoint,
+            1,
+            10_000_000,
+        )?;
+        range(
+            "train.samples_per_position",
+            t.samples_per_position,
+            0.01,
+            1000.0,
+        )?;
+        range("train.window_min", t.window_min, 1, 1_000_000_000)?;
+        range(
+            "train.window_max",
+            t.window_max,
+            t.window_min,
+            1_000_000_000,
+        )?;
+        range("train.window_exponent", t.window_exponent, 0.01, 1.0)?;
+        range("train.window_beta", t.window_beta, 0.0, 10.0)?;
+        Ok(())
+    }
+}
+
+impl EvalConfig {
+    fn validate(&self) -> Result<(), (String, String)> {
+        let e = self;
+        range("eval.games", e.games, 2, 100_000)?;
+        range("eval.sims", e.sims, 1, 100_000)?;
+        range(
+            "eval.opening_plies",
+            e.opening_plies,
+            0,
+            crate::arena::MAX_OPENING,
+        )?;
+        range("eval.threads", e.threads, 0, crate::arena::MAX_THREADS)?;
+        range("eval.gating_threshold", e.gating_threshold, 0.0, 1.0)?;
+        let registry = shax_search::Registry::classic();
+        for b in &e.baselines {
+            // Classic specs are checked now; others (net:...) when the match starts.
+            if let Ok(spec) = b.parse::<shax_search::PlayerSpec>()
+                && spec.kind != "net"
+                && let Err(err) = registry.build(&spec)
+            {
+                return Err(("eval.baselines".into(), format!("'{b}': {err}")));
+            } else if b.parse::<shax_search::PlayerSpec>().is_err() {
+                return Err((
+                    "eval.baselines".into(),
+                    format!("'{b}' is not a player spec"),
+                ));
+            }
+        }
+        Ok(())
+    }
 }
 
 #[cfg(test)]

@@ -135,6 +135,89 @@ impl EloRating {
     }
 }
 
+/// Match results between named players and the Bradley-Terry fit over them:
+/// the one place where a ladder's or a run's results become ratings with
+/// their intervals.
+///
+/// # Examples
+///
+/// ```
+/// use shax_train::elo::Results;
+///
+/// let mut r = Results::default();
+/// r.add("random", "greedy", 10.0, 100.0); // random scores 10 of 100
+/// let fit = r.fit("random");
+/// assert_eq!(fit[0].0, "random");
+/// assert!(fit[1].1.elo > 300.0);
+/// let (lo, hi) = fit[1].1.interval();
+/// assert!(lo < fit[1].1.elo && fit[1].1.elo < hi);
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct Results {
+    names: Vec<String>,
+    pairs: Vec<(usize, usize, f64, f64)>,
+}
+
+impl Results {
+    /// The index of player `name`, added if new (indices follow first mention).
+    pub fn player(&mut self, name: &str) -> usize {
+        match self.names.iter().position(|n| n == name) {
+            Some(i) => i,
+            None => {
+                self.names.push(name.to_string());
+                self.names.len() - 1
+            }
+        }
+    }
+
+    /// Adds a player even when one of that name exists (for ladders whose
+    /// players are told apart by index); returns its index.
+    pub fn new_player(&mut self, name: &str) -> usize {
+        self.names.push(name.to_string());
+        self.names.len() - 1
+    }
+
+    /// `a` scored `score` points in `games` games against `b` (a game
+    /// against oneself is ignored).
+    pub fn add(&mut self, a: &str, b: &str, score: f64, games: f64) {
+        let (i, j) = (self.player(a), self.player(b));
+        self.add_indices(i, j, score, games);
+    }
+
+    /// As [`Results::add`], for players known by their index (players with
+    /// the same name stay apart).
+    ///
+    /// # Panics
+    ///
+    /// When an index was not handed out by [`Results::player`] or
+    /// [`Results::new_player`].
+    pub fn add_indices(&mut self, i: usize, j: usize, score: f64, games: f64) {
+        assert!(
+            i < self.names.len() && j < self.names.len(),
+            "unknown player"
+        );
+        if i != j {
+            self.pairs.push((i, j, score, games));
+        }
+    }
+
+    /// Every player's rating, in order of first mention, with `anchor` at 0
+    /// (the first player when `anchor` never played).
+    pub fn fit(&self, anchor: &str) -> Vec<(String, EloRating)> {
+        let a = self.names.iter().position(|n| n == anchor).unwrap_or(0);
+        self.fit_anchored(a)
+    }
+
+    /// As [`Results::fit`], with the anchor given by its index.
+    pub fn fit_anchored(&self, anchor: usize) -> Vec<(String, EloRating)> {
+        if self.names.is_empty() {
+            return Vec::new();
+        }
+        let fit = fit_bradley_terry(self.names.len(), &self.pairs, anchor);
+        self.names.iter().cloned().zip(fit).collect()
+    }
+}
+
 /// Fits Bradley-Terry (Elo) ratings by maximum likelihood to pairwise results
 /// `(i, j, score of i, games)`, draws counting half, with player `anchor`
 /// pinned at 0. Standard errors come from the inverse of the observed

@@ -6,11 +6,13 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
 
 use serde::Serialize;
-use shax_core::Rules;
+use shax_core::{Color, Rules};
 use shax_search::{Limits, PlayerSpec, Registry, mix_seed};
 
-use crate::arena::{ArenaError, Job, check_common, openings, run_jobs, validate};
-use crate::elo::{Z95, fit_bradley_terry};
+use crate::arena::{
+    ArenaError, GameResult, Job, Played, check_common, openings, run_jobs, validate,
+};
+use crate::elo::Results;
 use crate::record::GameRecord;
 
 /// A round robin.
@@ -131,12 +133,10 @@ pub fn run_ladder(cfg: &LadderConfig, registry: &Registry) -> Result<LadderResul
     let n = specs.len();
     let per = cfg.games_per_pair as usize;
     let lines = openings(cfg.rules, per.div_ceil(2), cfg.opening_plies, cfg.seed);
-    let mut pairs = Vec::new();
-    for i in 0..n {
-        for j in i + 1..n {
-            pairs.push((i, j));
-        }
-    }
+    let pairs: Vec<(usize, usize)> = (0..n)
+        .flat_map(|i| (i + 1..n).map(move |j| (i, j)))
+        .collect();
+    // Player i of a pair is White in even games; each opening twice.
     let mut jobs = Vec::with_capacity(pairs.len() * per);
     for (k, &(i, j)) in pairs.iter().enumerate() {
         for g in 0..per {
@@ -157,62 +157,97 @@ pub fn run_ladder(cfg: &LadderConfig, registry: &Registry) -> Result<LadderResul
         cfg.threads,
         cfg.progress.as_deref(),
     )?;
-    let (threads, seconds) = (ran.threads, ran.seconds);
-    let records: Vec<GameRecord> = ran.games.into_iter().map(|(r, _)| r).collect();
+    let names: Vec<String> = specs.iter().map(PlayerSpec::to_string).collect();
+    let anchor = specs.iter().position(|s| s.kind == "random").unwrap_or(0);
+    let (pair_results, records) = tally_pairs(&names, &pairs, per, ran.games);
+    Ok(LadderResult {
+        rules: cfg.rules.name(),
+        anchor: names[anchor].clone(),
+        ratings: rate(&names, &pairs, &pair_results, anchor),
+        pairs: pair_results,
+        threads: ran.threads,
+        seed: cfg.seed,
+        seconds: ran.seconds,
+        records,
+    })
+}
 
-    let mut results = Vec::new();
-    let mut pair_results = Vec::new();
-    let mut points = vec![0.0f64; n];
-    let mut games = vec![0u64; n];
-    for (k, &(i, j)) in pairs.iter().enumerate() {
+/// Each pair's results from its games (in job order), and the records.
+fn tally_pairs(
+    names: &[String],
+    pairs: &[(usize, usize)],
+    per: usize,
+    played: Vec<Played>,
+) -> (Vec<PairResult>, Vec<GameRecord>) {
+    let mut played = played.into_iter();
+    let mut records = Vec::with_capacity(pairs.len() * per);
+    let mut out = Vec::with_capacity(pairs.len());
+    for &(i, j) in pairs {
         let mut p = PairResult {
-            a: specs[i].to_string(),
-            b: specs[j].to_string(),
+            a: names[i].clone(),
+            b: names[j].clone(),
             games: per as u64,
             a_wins: 0,
             b_wins: 0,
             draws: 0,
         };
         for g in 0..per {
-            let rec = &records[k * per + g];
-            let i_color = if g % 2 == 0 { "white" } else { "black" };
-            if rec.winner == "none" {
-                p.draws += 1;
-            } else if rec.winner == i_color {
-                p.a_wins += 1;
+            let game = played.next().expect("one game per job");
+            let i_color = if g % 2 == 0 {
+                Color::White
             } else {
-                p.b_wins += 1;
+                Color::Black
+            };
+            match GameResult::of(game.winner, i_color) {
+                GameResult::Win => p.a_wins += 1,
+                GameResult::Draw => p.draws += 1,
+                GameResult::Loss => p.b_wins += 1,
             }
+            records.push(game.record);
         }
-        let s = p.a_wins as f64 + 0.5 * p.draws as f64;
-        results.push((i, j, s, per as f64));
-        points[i] += s;
-        points[j] += per as f64 - s;
-        games[i] += per as u64;
-        games[j] += per as u64;
-        pair_results.push(p);
+        out.push(p);
     }
-    let anchor = specs.iter().position(|s| s.kind == "random").unwrap_or(0);
-    let fit = fit_bradley_terry(n, &results, anchor);
-    let mut ratings: Vec<Rating> = (0..n)
-        .map(|i| Rating {
-            player: specs[i].to_string(),
-            elo: fit[i].elo,
-            elo_low: fit[i].elo - Z95 * fit[i].se,
-            elo_high: fit[i].elo + Z95 * fit[i].se,
-            games: games[i],
-            score: points[i] / games[i].max(1) as f64,
+    (out, records)
+}
+
+/// Everyone's rating from one fit over the pairs, strongest first.
+fn rate(
+    names: &[String],
+    indices: &[(usize, usize)],
+    pairs: &[PairResult],
+    anchor: usize,
+) -> Vec<Rating> {
+    let n = names.len();
+    let mut results = Results::default();
+    let mut points = vec![0.0f64; n];
+    let mut games = vec![0u64; n];
+    for name in names {
+        results.new_player(name);
+    }
+    for (&(i, j), p) in indices.iter().zip(pairs) {
+        let s = p.a_wins as f64 + 0.5 * p.draws as f64;
+        results.add_indices(i, j, s, p.games as f64);
+        points[i] += s;
+        points[j] += p.games as f64 - s;
+        games[i] += p.games;
+        games[j] += p.games;
+    }
+    let mut ratings: Vec<Rating> = results
+        .fit_anchored(anchor)
+        .into_iter()
+        .enumerate()
+        .map(|(i, (player, r))| {
+            let (elo_low, elo_high) = r.interval();
+            Rating {
+                player,
+                elo: r.elo,
+                elo_low,
+                elo_high,
+                games: games[i],
+                score: points[i] / games[i].max(1) as f64,
+            }
         })
         .collect();
     ratings.sort_by(|a, b| b.elo.total_cmp(&a.elo));
-    Ok(LadderResult {
-        rules: cfg.rules.name(),
-        anchor: specs[anchor].to_string(),
-        ratings,
-        pairs: pair_results,
-        threads,
-        seed: cfg.seed,
-        seconds,
-        records,
-    })
+    ratings
 }

@@ -1,9 +1,20 @@
-//! Training for the mill games: the self-play trainer ([`train`], [`selfplay`],
-//! configured by a [`TrainConfig`]), its shard format ([`Shard`]), replay
-//! window ([`ReplayWindow`]) and [`Trainer`], TensorBoard logging ([`tb`]);
-//! evaluation matches between player specs ([`run_arena`]), round robins
-//! with a Bradley-Terry Elo fit ([`run_ladder`]), Elo arithmetic ([`elo`]) and
-//! the game record format ([`GameRecord`]) that every match writes.
+//! Training for the mill games, one job per module:
+//!
+//! - the self-play trainer [`train`] (`run`), configured by a [`TrainConfig`]
+//!   (`config`); its run directory's layout, [`RunPaths`] (`paths`); its
+//!   checkpoints (`checkpoints`); evaluation, Elo refit and gating
+//!   ([`EloLine`], `evaluate`); the workers that follow a run from outside,
+//!   [`selfplay`] (`follow`); [`inspect_run`] (`inspect`);
+//! - the pieces it is made of: self-play games ([`Worker`], `selfplay`), the
+//!   shard format ([`Shard`], `shard`), the replay window ([`ReplayWindow`],
+//!   `replay`), the optimiser step ([`Trainer`], `trainer`), TensorBoard
+//!   logging ([`tb`]);
+//! - matches: between two player specs ([`run_arena`]), round robins with a
+//!   Bradley-Terry fit ([`run_ladder`]), Elo arithmetic and the one refit of
+//!   named results ([`elo`]), the game record every match writes
+//!   ([`GameRecord`]);
+//! - difficulty tier calibration ([`calibrate`], `tiers`), which writes the
+//!   `shax_bot` manifest.
 //!
 //! # Examples
 //!
@@ -23,36 +34,48 @@
 //! ```
 
 mod arena;
+mod checkpoints;
 mod config;
 pub mod elo;
+mod evaluate;
+mod follow;
+mod inspect;
 mod ladder;
+mod paths;
 mod record;
 mod replay;
 mod run;
 mod selfplay;
 mod shard;
 pub mod tb;
+mod tiers;
 mod trainer;
 
 pub use arena::{
-    ArenaConfig, ArenaError, ArenaResult, ColorStats, ThinkStats, openings, run_arena,
+    ArenaConfig, ArenaError, ArenaResult, ColorStats, GameResult, ThinkStats, openings, run_arena,
 };
+pub use checkpoints::{KEEP_NEWEST_CHECKPOINTS, TrainState};
 pub use config::{
     ConfigError, EvalConfig, LrSchedule, Optimizer, RunConfig, SelfPlayConfig, TrainConfig,
-    TrainSection, config_path,
+    TrainSection,
 };
 pub use elo::{Elo, EloRating, fit_bradley_terry};
+pub use evaluate::{EloLine, EvalResult, ladder_name, read_elo};
+pub use follow::{SelfPlayOptions, selfplay};
+pub use inspect::{RunInfo, inspect_run};
 pub use ladder::{LadderConfig, LadderResult, PairResult, Rating, run_ladder};
+pub use paths::{
+    CONFIG_FILE, CheckpointDir, RunPaths, checkpoint_net, list_checkpoints, step_of_folder,
+};
 pub use record::{GameRecord, RECORD_VERSION, RecordError, write_records};
 pub use replay::{Augmenter, Batch, ReplayWindow};
-pub use run::{
-    EloLine, EvalResult, Observer, RunError, RunInfo, RunPaths, SelfPlayOptions, TrainOptions,
-    TrainState, TrainSummary, checkpoint_net, inspect_run, list_checkpoints, read_elo, selfplay,
-    train,
-};
+pub use run::{Observer, RunError, TrainOptions, TrainSummary, train};
 pub use selfplay::{MAX_GAME_ACTIONS, SelfPlayStats, Worker, play_generation};
 pub use shard::{
-    Example, GameData, SHARD_EXTENSION, SHARD_MAGIC, SHARD_VERSION, SearchSample, Shard,
-    ShardError, decode_shard, encode_shard, list_shards, read_shard, write_shard,
+    DecodeError, Example, GameData, SHARD_EXTENSION, SHARD_MAGIC, SHARD_VERSION, SearchSample,
+    Shard, ShardError, decode_shard, encode_shard, list_shards, read_shard, write_shard,
+};
+pub use tiers::{
+    Calibration, Tally, TiersConfig, TiersError, TiersObserver, calibrate, find_checkpoints,
 };
 pub use trainer::{StepLoss, TrainError, Trainer};

@@ -28,7 +28,7 @@ pub(crate) use shax_nn::write_atomic;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use shax_core::{Action, Color, Outcome, Position, Reason, Rules};
+use shax_core::{Action, Color, Outcome, Position, Reason, Rules, RulesError};
 
 /// The shard format's magic bytes.
 pub const SHARD_MAGIC: &[u8; 8] = b"SHAXSHRD";
@@ -49,13 +49,55 @@ pub enum ShardError {
         message: String,
     },
     /// Not a shard, another version, truncated, damaged or inconsistent.
-    #[error("shard {path}: {message}")]
+    #[error("shard {path}: {source}")]
     Corrupt {
         /// The file.
         path: PathBuf,
         /// What is wrong.
-        message: String,
+        source: DecodeError,
     },
+}
+
+/// What is wrong with the bytes of a shard.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum DecodeError {
+    /// The file does not start with [`SHARD_MAGIC`].
+    #[error("not a shard (bad magic)")]
+    Magic,
+    /// A format version this build does not read.
+    #[error("version {0} is not supported (this build reads {SHARD_VERSION})")]
+    Version(u32),
+    /// The payload is not as long as the header says.
+    #[error("truncated or padded: payload of {actual} bytes, header says {header}")]
+    Length {
+        /// The payload's length.
+        actual: usize,
+        /// The header's length.
+        header: usize,
+    },
+    /// The payload's checksum does not match.
+    #[error("checksum mismatch (damaged)")]
+    Checksum,
+    /// The bytes end inside a field.
+    #[error("ends early (at byte {0})")]
+    EndsEarly(usize),
+    /// A text field is not UTF-8.
+    #[error("text is not UTF-8")]
+    Utf8,
+    /// The rules do not parse.
+    #[error("rules: {0}")]
+    Rules(#[from] RulesError),
+    /// A game is inconsistent (an illegal action, a bad sample, ...).
+    #[error("game {game}: {why}")]
+    Game {
+        /// The game's index in the shard.
+        game: usize,
+        /// What is wrong with it.
+        why: String,
+    },
+    /// Bytes after the last game.
+    #[error("trailing bytes after the last game")]
+    Trailing,
 }
 
 /// One position trained on: the search's policy target over the legal actions.
@@ -193,38 +235,33 @@ struct Cursor<'a> {
 }
 
 impl<'a> Cursor<'a> {
-    fn take(&mut self, n: usize) -> Result<&'a [u8], String> {
+    fn take(&mut self, n: usize) -> Result<&'a [u8], DecodeError> {
         let end = self.at.checked_add(n).filter(|&e| e <= self.bytes.len());
-        let end = end.ok_or_else(|| format!("ends early (at byte {})", self.at))?;
+        let end = end.ok_or(DecodeError::EndsEarly(self.at))?;
         let s = &self.bytes[self.at..end];
         self.at = end;
         Ok(s)
     }
-    fn u8(&mut self) -> Result<u8, String> {
+    fn array<const N: usize>(&mut self) -> Result<[u8; N], DecodeError> {
+        Ok(self.take(N)?.try_into().unwrap_or([0; N]))
+    }
+    fn u8(&mut self) -> Result<u8, DecodeError> {
         Ok(self.take(1)?[0])
     }
-    fn u16(&mut self) -> Result<u16, String> {
-        Ok(u16::from_le_bytes(
-            self.take(2)?.try_into().unwrap_or([0; 2]),
-        ))
+    fn u16(&mut self) -> Result<u16, DecodeError> {
+        Ok(u16::from_le_bytes(self.array()?))
     }
-    fn u32(&mut self) -> Result<u32, String> {
-        Ok(u32::from_le_bytes(
-            self.take(4)?.try_into().unwrap_or([0; 4]),
-        ))
+    fn u32(&mut self) -> Result<u32, DecodeError> {
+        Ok(u32::from_le_bytes(self.array()?))
     }
-    fn u64(&mut self) -> Result<u64, String> {
-        Ok(u64::from_le_bytes(
-            self.take(8)?.try_into().unwrap_or([0; 8]),
-        ))
+    fn u64(&mut self) -> Result<u64, DecodeError> {
+        Ok(u64::from_le_bytes(self.array()?))
     }
-    fn f32(&mut self) -> Result<f32, String> {
-        Ok(f32::from_le_bytes(
-            self.take(4)?.try_into().unwrap_or([0; 4]),
-        ))
+    fn f32(&mut self) -> Result<f32, DecodeError> {
+        Ok(f32::from_le_bytes(self.array()?))
     }
-    fn str(&mut self, n: usize) -> Result<&'a str, String> {
-        std::str::from_utf8(self.take(n)?).map_err(|_| "text is not UTF-8".to_string())
+    fn str(&mut self, n: usize) -> Result<&'a str, DecodeError> {
+        std::str::from_utf8(self.take(n)?).map_err(|_| DecodeError::Utf8)
     }
 }
 
@@ -233,117 +270,29 @@ impl<'a> Cursor<'a> {
 ///
 /// # Errors
 ///
-/// A message saying what is wrong.
-pub fn decode_shard(bytes: &[u8]) -> Result<Shard, String> {
-    let mut c = Cursor { bytes, at: 0 };
-    if c.take(8).ok() != Some(&SHARD_MAGIC[..]) {
-        return Err("not a shard (bad magic)".into());
-    }
-    let version = c.u32()?;
-    if version != SHARD_VERSION {
-        return Err(format!(
-            "version {version} is not supported (this build reads {SHARD_VERSION})"
-        ));
-    }
-    let len = c.u64()? as usize;
-    let sum = c.u64()?;
-    let payload = &bytes[c.at..];
-    if payload.len() != len {
-        return Err(format!(
-            "truncated or padded: payload of {} bytes, header says {len}",
-            payload.len()
-        ));
-    }
-    if fnv1a64(payload) != sum {
-        return Err("checksum mismatch (damaged)".into());
-    }
+/// [`DecodeError`] saying what is wrong.
+pub fn decode_shard(bytes: &[u8]) -> Result<Shard, DecodeError> {
+    let payload = checked_payload(bytes)?;
     let mut c = Cursor {
         bytes: payload,
         at: 0,
     };
     let n = c.u32()? as usize;
-    let rules = Rules::from_toml(c.str(n)?).map_err(|e| format!("rules: {e}"))?;
+    let rules = Rules::from_toml(c.str(n)?)?;
     let net_step = c.u64()?;
     let sims = c.u64()?;
     let seconds = c.f32()?;
     let games_n = c.u32()? as usize;
     let mut games = Vec::with_capacity(games_n.min(1 << 16));
     for gi in 0..games_n {
-        let n = c.u32()? as usize;
-        let mut pos = Position::new(rules);
-        let mut actions = Vec::with_capacity(n.min(1 << 16));
-        let mut full_search = Vec::with_capacity(n.min(1 << 16));
-        let mut legal_sets = Vec::with_capacity(n.min(1 << 16));
-        for ply in 0..n {
-            let idx = c.u16()? as usize;
-            let flags = c.u8()?;
-            let a = Action::from_policy_index(idx)
-                .ok_or_else(|| format!("game {gi}: policy index {idx} out of range"))?;
-            let legal = pos.legal_actions();
-            if !legal.contains(&a) {
-                return Err(format!("game {gi}: action {ply} ({a}) is illegal"));
-            }
-            legal_sets.push(
-                legal
-                    .iter()
-                    .map(|l| l.policy_index() as u16)
-                    .collect::<Vec<_>>(),
-            );
-            pos.play_unchecked(a);
-            actions.push(a);
-            full_search.push(flags & 1 == 1);
-        }
-        let winner = match c.u8()? {
-            0 => None,
-            1 => Some(Color::White),
-            2 => Some(Color::Black),
-            w => return Err(format!("game {gi}: bad winner {w}")),
-        };
-        let rn = c.u8()? as usize;
-        let reason_name = c.str(rn)?;
-        let reason = Reason::from_name(reason_name)
-            .ok_or_else(|| format!("game {gi}: unknown reason '{reason_name}'"))?;
-        let sn = c.u32()? as usize;
-        let mut samples = Vec::with_capacity(sn.min(1 << 16));
-        for _ in 0..sn {
-            let ply = c.u32()?;
-            let root_value = c.f32()?;
-            let k = c.u16()? as usize;
-            let legal = legal_sets
-                .get(ply as usize)
-                .ok_or_else(|| format!("game {gi}: sample at ply {ply} beyond the game"))?;
-            let mut policy = Vec::with_capacity(k);
-            for _ in 0..k {
-                let i = c.u16()?;
-                let p = c.f32()?;
-                if !legal.contains(&i) {
-                    return Err(format!(
-                        "game {gi}: sample at ply {ply} targets an illegal action"
-                    ));
-                }
-                if !(0.0..=1.0 + 1e-4).contains(&p) {
-                    return Err(format!("game {gi}: probability {p} out of range"));
-                }
-                policy.push((i, p));
-            }
-            samples.push(SearchSample {
-                ply,
-                root_value,
-                policy,
-            });
-        }
-        if samples.windows(2).any(|w| w[0].ply >= w[1].ply) {
-            return Err(format!("game {gi}: samples out of order"));
-        }
-        games.push(GameData {
-            actions,
-            full_search,
-            outcome: Outcome { winner, reason },
-            samples,
-        });
+        let game_err = |why: String| DecodeError::Game { game: gi, why };
+        games.push(decode_game(&mut c, rules).map_err(|e| match e {
+            GameError::Bytes(e) => e,
+            GameError::Bad(why) => game_err(why),
+        })?);
     }
     if c.at != payload.len() {
-        return Err("trailing bytes after the last game".into());
+        return Err(DecodeError::Trailing);
     }
     Ok(Shard {
         rules,
@@ -352,6 +301,129 @@ pub fn decode_shard(bytes: &[u8]) -> Result<Shard, String> {
         seconds,
         games,
     })
+}
+
+/// The payload of a shard after its header's magic, version, length and
+/// checksum are checked.
+fn checked_payload(bytes: &[u8]) -> Result<&[u8], DecodeError> {
+    let mut c = Cursor { bytes, at: 0 };
+    if c.take(8).ok() != Some(&SHARD_MAGIC[..]) {
+        return Err(DecodeError::Magic);
+    }
+    let version = c.u32()?;
+    if version != SHARD_VERSION {
+        return Err(DecodeError::Version(version));
+    }
+    let header = c.u64()? as usize;
+    let sum = c.u64()?;
+    let payload = &bytes[c.at..];
+    if payload.len() != header {
+        return Err(DecodeError::Length {
+            actual: payload.len(),
+            header,
+        });
+    }
+    if fnv1a64(payload) != sum {
+        return Err(DecodeError::Checksum);
+    }
+    Ok(payload)
+}
+
+/// Why one game does not decode: its bytes, or what they say.
+enum GameError {
+    Bytes(DecodeError),
+    Bad(String),
+}
+
+impl From<DecodeError> for GameError {
+    fn from(e: DecodeError) -> GameError {
+        GameError::Bytes(e)
+    }
+}
+
+/// One game, replayed from the rules' start as it is read.
+fn decode_game(c: &mut Cursor<'_>, rules: Rules) -> Result<GameData, GameError> {
+    let n = c.u32()? as usize;
+    let mut pos = Position::new(rules);
+    let mut actions = Vec::with_capacity(n.min(1 << 16));
+    let mut full_search = Vec::with_capacity(n.min(1 << 16));
+    let mut legal_sets = Vec::with_capacity(n.min(1 << 16));
+    for ply in 0..n {
+        let idx = c.u16()? as usize;
+        let flags = c.u8()?;
+        let a = Action::from_policy_index(idx)
+            .ok_or_else(|| GameError::Bad(format!("policy index {idx} out of range")))?;
+        let legal = pos.legal_actions();
+        if !legal.contains(&a) {
+            return Err(GameError::Bad(format!("action {ply} ({a}) is illegal")));
+        }
+        legal_sets.push(
+            legal
+                .iter()
+                .map(|l| l.policy_index() as u16)
+                .collect::<Vec<_>>(),
+        );
+        pos.play_unchecked(a);
+        actions.push(a);
+        full_search.push(flags & 1 == 1);
+    }
+    let winner = match c.u8()? {
+        0 => None,
+        1 => Some(Color::White),
+        2 => Some(Color::Black),
+        w => return Err(GameError::Bad(format!("bad winner {w}"))),
+    };
+    let rn = c.u8()? as usize;
+    let reason_name = c.str(rn)?;
+    let reason = Reason::from_name(reason_name)
+        .ok_or_else(|| GameError::Bad(format!("unknown reason '{reason_name}'")))?;
+    let samples = decode_samples(c, &legal_sets)?;
+    Ok(GameData {
+        actions,
+        full_search,
+        outcome: Outcome { winner, reason },
+        samples,
+    })
+}
+
+/// A game's samples, each checked against the legal actions of its ply.
+fn decode_samples(
+    c: &mut Cursor<'_>,
+    legal_sets: &[Vec<u16>],
+) -> Result<Vec<SearchSample>, GameError> {
+    let sn = c.u32()? as usize;
+    let mut samples = Vec::with_capacity(sn.min(1 << 16));
+    for _ in 0..sn {
+        let ply = c.u32()?;
+        let root_value = c.f32()?;
+        let k = c.u16()? as usize;
+        let legal = legal_sets
+            .get(ply as usize)
+            .ok_or_else(|| GameError::Bad(format!("sample at ply {ply} beyond the game")))?;
+        let mut policy = Vec::with_capacity(k);
+        for _ in 0..k {
+            let i = c.u16()?;
+            let p = c.f32()?;
+            if !legal.contains(&i) {
+                return Err(GameError::Bad(format!(
+                    "sample at ply {ply} targets an illegal action"
+                )));
+            }
+            if !(0.0..=1.0 + 1e-4).contains(&p) {
+                return Err(GameError::Bad(format!("probability {p} out of range")));
+            }
+            policy.push((i, p));
+        }
+        samples.push(SearchSample {
+            ply,
+            root_value,
+            policy,
+        });
+    }
+    if samples.windows(2).any(|w| w[0].ply >= w[1].ply) {
+        return Err(GameError::Bad("samples out of order".to_string()));
+    }
+    Ok(samples)
 }
 
 /// Writes `shard` as `path` through a temporary name (`.name.tmp<pid>`) and a rename.
@@ -377,9 +449,9 @@ pub fn read_shard(path: &Path) -> Result<Shard, ShardError> {
         path: path.to_path_buf(),
         message: e.to_string(),
     })?;
-    decode_shard(&bytes).map_err(|message| ShardError::Corrupt {
+    decode_shard(&bytes).map_err(|source| ShardError::Corrupt {
         path: path.to_path_buf(),
-        message,
+        source,
     })
 }
 
@@ -473,10 +545,9 @@ mod tests {
         let mut flipped = bytes.clone();
         let last = flipped.len() - 3;
         flipped[last] ^= 0x40;
-        let e = decode_shard(&flipped).unwrap_err();
-        assert!(e.contains("checksum"), "{e}");
+        assert_eq!(decode_shard(&flipped).unwrap_err(), DecodeError::Checksum);
         let mut version = bytes;
         version[8] = 9;
-        assert!(decode_shard(&version).unwrap_err().contains("version"));
+        assert_eq!(decode_shard(&version).unwrap_err(), DecodeError::Version(9));
     }
 }

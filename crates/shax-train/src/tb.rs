@@ -11,6 +11,28 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use tensorboard_rs::summary_writer::SummaryWriter;
 
+/// The histogram of the value head's predictions, written at every checkpoint.
+pub const VALUE_HISTOGRAM: &str = "train/value_predictions";
+
+/// Every tag a run writes at each checkpoint (the scalars, then the
+/// histogram); evaluations add `eval/elo` and `eval/score_vs_<opponent>`.
+pub const TRAINING_TAGS: [&str; 14] = [
+    "loss/policy",
+    "loss/value",
+    "loss/total",
+    "train/lr",
+    "train/samples_per_sec",
+    "selfplay/games_per_sec",
+    "selfplay/positions_per_sec",
+    "selfplay/sims_per_sec",
+    "selfplay/game_length",
+    "selfplay/outcome_white",
+    "selfplay/outcome_black",
+    "selfplay/outcome_draw",
+    "buffer/positions",
+    VALUE_HISTOGRAM,
+];
+
 /// A TensorBoard writer for one run folder.
 pub struct TbWriter {
     inner: SummaryWriter,

@@ -5,16 +5,20 @@
 //!   resumed ends with the same step counter, every checkpoint, and one
 //!   TensorBoard value per checkpoint step, no gap, no duplicate;
 //! - `a_corrupt_shard_is_skipped_with_a_warning_naming_it`;
-//! - `an_existing_run_dir_without_resume_is_refused`.
+//! - `an_existing_run_dir_without_resume_is_refused`;
+//! - `a_worker_started_before_its_trainer_waits_then_plays_until_the_run_ends`
+//!   (the start order of a Slurm array or a Kubernetes Job) and
+//!   `a_worker_gives_up_after_its_wait_naming_the_run`.
 
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
+use std::time::Duration;
 
-use shax_search::Registry;
-use shax_train::tb::{event_files, read_dir_values, read_event_file};
+use shax_train::tb::{TRAINING_TAGS, event_files, read_dir_values, read_event_file};
 use shax_train::{
-    Observer, RunError, TrainConfig, TrainOptions, TrainState, list_checkpoints, train,
+    Observer, RunError, RunPaths, SelfPlayOptions, TrainConfig, TrainOptions, TrainState,
+    list_checkpoints, read_elo, selfplay, train,
 };
 
 struct Lines(Vec<String>);
@@ -32,7 +36,7 @@ fn tiny() -> TrainConfig {
     ))
     .unwrap();
     let mut c = TrainConfig::parse(&text, "smoke.toml").unwrap();
-    c.eval.every_checkpoints = 0; // no network player in the classic registry
+    c.eval.every_checkpoints = 2; // steps 20 and 40
     c.run.total_steps = 40;
     c.selfplay.workers = 1;
     c
@@ -83,9 +87,8 @@ fn drop_tb_step(file: &Path, step: i64) {
 fn resume_after_a_kill_loses_nothing() {
     let dir = tmp("resume");
     let stop = AtomicBool::new(false);
-    let reg = Registry::classic();
     let mut out = Lines(Vec::new());
-    let s = train(&opts(&dir, false, Some(2)), &reg, &mut out, &stop).unwrap();
+    let s = train(&opts(&dir, false, Some(2)), &mut out, &stop).unwrap();
     assert_eq!(s.step, 20);
     // What a kill -9 can leave: TensorBoard values of step 20 never flushed,
     // a half-written checkpoint folder, a shard temporary.
@@ -106,14 +109,14 @@ fn resume_after_a_kill_loses_nothing() {
     fs::write(dir.join("shards/.123-half.shard.tmp99"), b"SHAX").unwrap();
 
     let mut out = Lines(Vec::new());
-    let s = train(&opts(&dir, true, None), &reg, &mut out, &stop).unwrap();
+    let s = train(&opts(&dir, true, None), &mut out, &stop).unwrap();
     assert_eq!(s.step, 40, "{:?}", out.0);
     assert!(
         out.0
             .iter()
             .any(|l| l.contains("resuming") && l.contains("step 20"))
     );
-    // Step 0 and the newest three are kept (no evaluation in this config).
+    // Step 0, the evaluated ones and the newest three are kept.
     let steps: Vec<u64> = list_checkpoints(&dir).iter().map(|c| c.0).collect();
     assert_eq!(steps, [0, 20, 30, 40]);
     let state: TrainState = serde_json::from_slice(
@@ -124,25 +127,20 @@ fn resume_after_a_kill_loses_nothing() {
     assert_eq!(state.samples_trained, 40 * 32);
     // TensorBoard: one value per checkpoint step, no gap, no duplicate.
     let tb = read_dir_values(&dir.join("tb"));
-    for tag in [
-        "loss/policy",
-        "loss/value",
-        "loss/total",
-        "train/lr",
-        "train/samples_per_sec",
-        "selfplay/games_per_sec",
-        "selfplay/sims_per_sec",
-        "selfplay/game_length",
-        "selfplay/outcome_white",
-        "selfplay/outcome_black",
-        "selfplay/outcome_draw",
-        "buffer/positions",
-        "train/value_predictions",
-    ] {
+    for tag in TRAINING_TAGS {
         let mut steps: Vec<i64> = tb[tag].iter().map(|&(s, _)| s).collect();
         steps.sort();
         assert_eq!(steps, [10, 20, 30, 40], "{tag}");
     }
+    // The trainer evaluates by itself (its own `net:` players): steps 20 and
+    // 40, the second also against the best so far.
+    let elo = read_elo(&RunPaths::new(&dir));
+    let steps: Vec<u64> = elo.iter().map(|l| l.step).collect();
+    assert_eq!(steps, [20, 40]);
+    assert!(elo[1].results.iter().any(|r| r.vs_best && r.games == 2));
+    let mut evals: Vec<i64> = tb["eval/elo"].iter().map(|&(s, _)| s).collect();
+    evals.sort();
+    assert_eq!(evals, [20, 40]);
     let _ = fs::remove_dir_all(&dir);
 }
 
@@ -150,9 +148,8 @@ fn resume_after_a_kill_loses_nothing() {
 fn a_corrupt_shard_is_skipped_with_a_warning_naming_it() {
     let dir = tmp("corrupt");
     let stop = AtomicBool::new(false);
-    let reg = Registry::classic();
     let mut out = Lines(Vec::new());
-    train(&opts(&dir, false, Some(1)), &reg, &mut out, &stop).unwrap();
+    train(&opts(&dir, false, Some(1)), &mut out, &stop).unwrap();
     // Damage one real shard (truncate it) and add garbage with the extension.
     let shards: Vec<PathBuf> = shax_train::list_shards(&dir.join("shards"));
     assert!(!shards.is_empty());
@@ -162,7 +159,7 @@ fn a_corrupt_shard_is_skipped_with_a_warning_naming_it() {
     let garbage = dir.join("shards/9999999999999-garbage.shard");
     fs::write(&garbage, b"not a shard at all").unwrap();
     let mut out = Lines(Vec::new());
-    let s = train(&opts(&dir, true, Some(1)), &reg, &mut out, &stop).unwrap();
+    let s = train(&opts(&dir, true, Some(1)), &mut out, &stop).unwrap();
     assert_eq!(s.step, 20);
     for bad in [victim, &garbage] {
         let name = bad.display().to_string();
@@ -182,13 +179,7 @@ fn an_existing_run_dir_without_resume_is_refused() {
     let dir = tmp("exists");
     fs::create_dir_all(&dir).unwrap();
     let mut out = Lines(Vec::new());
-    let e = train(
-        &opts(&dir, false, None),
-        &Registry::classic(),
-        &mut out,
-        &AtomicBool::new(false),
-    )
-    .unwrap_err();
+    let e = train(&opts(&dir, false, None), &mut out, &AtomicBool::new(false)).unwrap_err();
     assert!(matches!(e, RunError::Exists(_)));
     assert!(e.to_string().contains(&dir.display().to_string()));
     let _ = fs::remove_dir_all(&dir);
@@ -291,4 +282,57 @@ fn optimizer_state_survives_a_checkpoint() {
         "a fresh optimizer should differ: {lc} vs {la}"
     );
     let _ = fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_worker_started_before_its_trainer_waits_then_plays_until_the_run_ends() {
+    let dir = tmp("start-order");
+    let worker = {
+        let dir = dir.clone();
+        std::thread::spawn(move || {
+            let o = SelfPlayOptions {
+                run_dir: dir,
+                workers: Some(1),
+                shard_positions: 50,
+                max_positions: None,
+                seed: 1,
+                wait: Some(Duration::from_secs(120)),
+            };
+            let mut out = Lines(Vec::new());
+            let r = selfplay(&o, &mut out, &AtomicBool::new(false));
+            (r, out.0)
+        })
+    };
+    // The worker is up (and waiting) before the run exists.
+    std::thread::sleep(Duration::from_millis(1500));
+    let mut o = opts(&dir, false, None);
+    o.selfplay = false;
+    o.config.run.total_steps = 20;
+    let mut out = Lines(Vec::new());
+    let s = train(&o, &mut out, &AtomicBool::new(false)).unwrap();
+    assert_eq!(s.step, 20);
+    assert!(s.external_selfplay && s.selfplay_positions_per_sec > 0.0);
+    let (r, lines) = worker.join().unwrap();
+    let stats = r.unwrap();
+    assert!(stats.positions > 0, "{lines:?}");
+    assert!(lines[0].contains("waiting for the run"), "{lines:?}");
+    assert!(lines.iter().any(|l| l.contains("reached its last step")));
+    let _ = fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_worker_gives_up_after_its_wait_naming_the_run() {
+    let dir = tmp("never");
+    let o = SelfPlayOptions {
+        run_dir: dir.clone(),
+        workers: Some(1),
+        shard_positions: 50,
+        max_positions: None,
+        seed: 1,
+        wait: Some(Duration::from_millis(300)),
+    };
+    let e = selfplay(&o, &mut Lines(Vec::new()), &AtomicBool::new(false)).unwrap_err();
+    assert!(matches!(e, RunError::NotARun(..)));
+    assert!(e.to_string().contains(&dir.display().to_string()), "{e}");
+    assert!(e.to_string().contains("--wait"), "{e}");
 }

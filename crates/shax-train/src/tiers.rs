@@ -1,0 +1,819 @@
+//! Tier calibration (`shax tiers`): five difficulty tiers chosen from trained
+//! checkpoints (at several simulation counts and temperatures) and classic
+//! players, written as the manifest that `tier:<name>`, `shax play --tier`
+//! and `shax_bot::Bot::from_tier` read.
+//!
+//! A ladder rates every candidate; the first guess spaces the tiers evenly in
+//! Elo from the weakest candidate that scores about 90% against `random` to
+//! the strongest; then the tiers are settled head to head, top down, until
+//! each scores inside a band against the one below (see [`calibrate`]).
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::AtomicU64;
+
+use shax_bot::{BotError, TIERS, TierEntry, TierManifest};
+use shax_core::Rules;
+use shax_search::{PlayerSpec, SpecError};
+
+use crate::arena::{ArenaConfig, ArenaError, run_arena};
+use crate::ladder::{LadderConfig, LadderResult, run_ladder};
+use crate::paths::step_of_folder;
+
+/// What to calibrate from, and how.
+#[derive(Clone, Debug)]
+pub struct TiersConfig {
+    /// The rules (a preset: tiers ship per preset).
+    pub rules: Rules,
+    /// Network checkpoints (`.bpk`), oldest first ([`find_checkpoints`]).
+    pub candidates: Vec<PathBuf>,
+    /// Checkpoints taken from the candidates, spread over their ages.
+    pub checkpoints: usize,
+    /// Simulation counts tried for each checkpoint.
+    pub sims: Vec<u32>,
+    /// Move temperatures tried for each checkpoint and simulation count.
+    pub temps: Vec<f32>,
+    /// More candidates: any player specs.
+    pub classic: Vec<String>,
+    /// The candidate `beginner` must be rated below, if any.
+    pub beginner_below: Option<String>,
+    /// The band every tier's score against the tier below must fall in.
+    pub band: (f64, f64),
+    /// Games of a screening match.
+    pub screen_games: u32,
+    /// Candidates tried per tier before the closest is kept.
+    pub tries: u32,
+    /// Games per pair in the ladder.
+    pub ladder_games: u32,
+    /// Games of a full match between neighbouring tiers.
+    pub games: u32,
+    /// Worker threads; 0: one per core.
+    pub threads: usize,
+    /// Master seed.
+    pub seed: u64,
+    /// The manifest to write; the chosen checkpoints are copied beside it.
+    pub out: PathBuf,
+}
+
+/// Why a calibration could not be done.
+#[derive(Debug, thiserror::Error)]
+pub enum TiersError {
+    /// A setting is out of range or inconsistent.
+    #[error("{0}")]
+    Config(String),
+    /// The candidates cannot make five tiers.
+    #[error("{0}")]
+    Candidates(String),
+    /// A candidate spec does not build.
+    #[error("candidate {spec}: {error}")]
+    Spec {
+        /// The candidate.
+        spec: String,
+        /// Why it does not build.
+        error: SpecError,
+    },
+    /// A match could not run.
+    #[error(transparent)]
+    Arena(#[from] ArenaError),
+    /// A checkpoint could not be found or copied.
+    #[error("{path}: {message}")]
+    Io {
+        /// The file or folder.
+        path: PathBuf,
+        /// The system's message.
+        message: String,
+    },
+    /// The manifest could not be written.
+    #[error(transparent)]
+    Manifest(#[from] BotError),
+}
+
+/// Where a calibration's messages and match progress go.
+pub trait TiersObserver {
+    /// A line of progress (ratings, neighbour scores, warnings).
+    fn line(&mut self, line: &str);
+    /// Runs `run`, a match or ladder of `games` games labelled `what`,
+    /// handing it a counter of finished games to show.
+    fn with_progress(
+        &mut self,
+        _what: &str,
+        _games: u64,
+        run: &mut dyn FnMut(Option<Arc<AtomicU64>>),
+    ) {
+        run(None);
+    }
+}
+
+/// What a calibration chose.
+#[derive(Clone, Debug)]
+pub struct Calibration {
+    /// The manifest written.
+    pub manifest: TierManifest,
+    /// The ladder over every candidate.
+    pub ladder: LadderResult,
+    /// Whether every tier scored inside the band against the one below.
+    pub all_in_band: bool,
+}
+
+/// Every network checkpoint (`.bpk` with its metadata beside it; optimizer
+/// state has none) under `dir`, sorted.
+///
+/// # Errors
+///
+/// [`TiersError::Io`] when a folder cannot be read.
+pub fn find_checkpoints(dir: &Path) -> Result<Vec<PathBuf>, TiersError> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+        for entry in std::fs::read_dir(dir)? {
+            let path = entry?.path();
+            if path.is_dir() {
+                walk(&path, out)?;
+            } else if path.extension().is_some_and(|e| e == "bpk")
+                && shax_nn::metadata_path(&path).exists()
+            {
+                out.push(path);
+            }
+        }
+        Ok(())
+    }
+    let mut out = Vec::new();
+    walk(dir, &mut out).map_err(|e| TiersError::Io {
+        path: dir.to_path_buf(),
+        message: e.to_string(),
+    })?;
+    out.sort();
+    Ok(out)
+}
+
+impl TiersConfig {
+    /// Checks the settings.
+    fn check(&self) -> Result<(), TiersError> {
+        let bad = |s: &str| Err(TiersError::Config(s.to_string()));
+        if self.games == 0 || self.ladder_games == 0 {
+            return bad("--games and --ladder-games must be at least 1");
+        }
+        let (lo, hi) = self.band;
+        if !(0.0 <= lo && lo < hi && hi <= 1.0) {
+            return Err(TiersError::Config(format!(
+                "--band {lo},{hi}: needs two scores with 0 <= low < high <= 1"
+            )));
+        }
+        if self.screen_games == 0 || self.tries == 0 {
+            return bad("--screen-games and --tries must be at least 1");
+        }
+        if self.checkpoints == 0 || self.sims.is_empty() || self.temps.is_empty() {
+            return bad("--checkpoints, --sims and --temps need at least one value each");
+        }
+        if self.candidates.is_empty() {
+            return bad("no checkpoints (.bpk) among the candidates");
+        }
+        Ok(())
+    }
+
+    /// Every candidate's spec: `random`, the classic ones, then each spread
+    /// checkpoint at each simulation count and temperature.
+    fn candidate_specs(&self) -> Vec<String> {
+        let mut specs = vec!["random".to_string()];
+        specs.extend(self.classic.iter().filter(|s| !s.is_empty()).cloned());
+        for c in spread(&self.candidates, self.checkpoints) {
+            for &s in &self.sims {
+                for &t in &self.temps {
+                    specs.push(if t > 0.0 {
+                        format!("net:{},sims={s},temp={t}", c.display())
+                    } else {
+                        format!("net:{},sims={s}", c.display())
+                    });
+                }
+            }
+        }
+        specs
+    }
+}
+
+/// Calibrates five tiers and writes their manifest (and the chosen
+/// checkpoints beside it): a ladder over every candidate, a first guess
+/// evenly spaced in Elo, then neighbours settled head to head.
+///
+/// # Errors
+///
+/// [`TiersError`] naming what was wrong; nothing is written then.
+pub fn calibrate(
+    cfg: &TiersConfig,
+    obs: &mut dyn TiersObserver,
+) -> Result<Calibration, TiersError> {
+    cfg.check()?;
+    let specs = cfg.candidate_specs();
+    if let Some(b) = &cfg.beginner_below
+        && !specs.contains(b)
+    {
+        return Err(TiersError::Config(format!(
+            "--beginner-below {b} is not among the candidates (add it to --classic)"
+        )));
+    }
+    let registry = shax_bot::registry(cfg.rules);
+    for s in &specs {
+        registry.build_str(s).map_err(|error| TiersError::Spec {
+            spec: s.clone(),
+            error,
+        })?;
+    }
+    obs.line(&format!(
+        "tiers: {} candidates ({} checkpoints), ladder {} games per pair",
+        specs.len(),
+        cfg.checkpoints.min(cfg.candidates.len()),
+        cfg.ladder_games
+    ));
+    let ladder = play_ladder(cfg, &specs, obs)?;
+    let ratings: Vec<(String, f64)> = ladder
+        .ratings
+        .iter()
+        .map(|r| (r.player.clone(), r.elo))
+        .collect();
+    let pool = eligible(&ratings)?;
+    let bottom_end = beginner_bound(cfg, &ratings, &pool)?;
+    let mut chosen = choose(&ratings, &pool);
+    let mut referee = Referee {
+        cfg,
+        registry: &registry,
+        specs: pool.iter().map(|&i| ratings[i].0.clone()).collect(),
+        obs,
+        games: ladder.pairs.iter().map(|p| p.games).sum(),
+    };
+    let refine_cfg = Refine {
+        band: cfg.band,
+        screen: cfg.screen_games,
+        games: cfg.games,
+        tries: cfg.tries,
+        bottom_end,
+    };
+    let (matches, all_in_band) = refine(&mut chosen, &refine_cfg, &mut referee)?;
+    let total_games = referee.games;
+    let tiers = write_tiers(cfg, &ladder, &pool, &chosen, &matches)?;
+    let manifest = TierManifest {
+        format_version: shax_bot::MANIFEST_VERSION,
+        rules: cfg.rules.name(),
+        created: shax_nn::utc_string(crate::run::unix_secs()),
+        ladder_games_per_pair: cfg.ladder_games,
+        total_games,
+        tiers,
+    };
+    manifest.save(&cfg.out)?;
+    Ok(Calibration {
+        manifest,
+        ladder,
+        all_in_band,
+    })
+}
+
+/// The ladder over every candidate, its ratings said.
+fn play_ladder(
+    cfg: &TiersConfig,
+    specs: &[String],
+    obs: &mut dyn TiersObserver,
+) -> Result<LadderResult, TiersError> {
+    let refs: Vec<&str> = specs.iter().map(String::as_str).collect();
+    let lcfg = LadderConfig {
+        games_per_pair: cfg.ladder_games,
+        threads: cfg.threads,
+        seed: cfg.seed,
+        ..LadderConfig::new(cfg.rules, &refs)
+    };
+    let registry = shax_bot::registry(cfg.rules);
+    let mut result = None;
+    obs.with_progress("ladder", lcfg.total_games(), &mut |progress| {
+        result = Some(run_ladder(
+            &LadderConfig {
+                progress,
+                ..lcfg.clone()
+            },
+            &registry,
+        ));
+    });
+    let ladder = result.expect("the ladder ran")?;
+    for r in &ladder.ratings {
+        obs.line(&format!(
+            "  {:>7.0}  [{:>6.0}, {:>6.0}]  {}",
+            r.elo, r.elo_low, r.elo_high, r.player
+        ));
+    }
+    Ok(ladder)
+}
+
+/// Positions of the pool below this one may be `beginner` (those rated
+/// below `--beginner-below`; the whole pool without the bound).
+fn beginner_bound(
+    cfg: &TiersConfig,
+    ratings: &[(String, f64)],
+    pool: &[usize],
+) -> Result<usize, TiersError> {
+    let Some(below) = &cfg.beginner_below else {
+        return Ok(pool.len());
+    };
+    let bound = ratings
+        .iter()
+        .find(|r| r.0 == *below)
+        .map_or(f64::INFINITY, |r| r.1);
+    let end = pool.iter().take_while(|&&i| ratings[i].1 < bound).count();
+    if end == 0 {
+        return Err(TiersError::Candidates(format!(
+            "no candidate is rated between 90% against random and {below}: beginner needs one"
+        )));
+    }
+    Ok(end)
+}
+
+/// Plays the refinement's matches between pool positions, counting games.
+struct Referee<'a> {
+    cfg: &'a TiersConfig,
+    registry: &'a shax_search::Registry,
+    specs: Vec<String>,
+    obs: &'a mut dyn TiersObserver,
+    games: u64,
+}
+
+impl Matches for Referee<'_> {
+    fn play(
+        &mut self,
+        upper: usize,
+        lower: usize,
+        games: u32,
+        salt: u64,
+    ) -> Result<Tally, TiersError> {
+        let acfg = ArenaConfig {
+            games,
+            threads: self.cfg.threads,
+            seed: self.cfg.seed ^ salt ^ ((upper as u64) << 8) ^ lower as u64,
+            ..ArenaConfig::new(self.cfg.rules, &self.specs[upper], &self.specs[lower])
+        };
+        let mut result = None;
+        let registry = self.registry;
+        self.obs
+            .with_progress("match", games.into(), &mut |progress| {
+                result = Some(run_arena(
+                    &ArenaConfig {
+                        progress,
+                        ..acfg.clone()
+                    },
+                    registry,
+                ));
+            });
+        let m = result.expect("the match ran")?;
+        self.games += m.games;
+        Ok(Tally {
+            games: m.games,
+            wins: m.a_wins,
+            draws: m.draws,
+        })
+    }
+
+    fn line(&mut self, line: &str) {
+        self.obs.line(line);
+    }
+}
+
+/// The manifest's entries of the chosen tiers; each chosen network is copied
+/// beside the manifest, and its spec names the copy.
+fn write_tiers(
+    cfg: &TiersConfig,
+    ladder: &LadderResult,
+    pool: &[usize],
+    chosen: &[usize],
+    matches: &[Option<Tally>],
+) -> Result<Vec<TierEntry>, TiersError> {
+    let out_dir = cfg
+        .out
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
+        .to_path_buf();
+    std::fs::create_dir_all(&out_dir).map_err(io(&out_dir))?;
+    let mut tiers = Vec::new();
+    for (k, &p) in chosen.iter().enumerate() {
+        let r = &ladder.ratings[pool[p]];
+        let (player, checkpoint) = copy_network(&r.player, &out_dir)?;
+        let (score_vs_below, games_vs_below) = match matches[k] {
+            Some(t) => (Some(t.score()), t.games as u32),
+            None => (None, 0),
+        };
+        tiers.push(TierEntry {
+            name: TIERS[k].to_string(),
+            player,
+            checkpoint,
+            elo: r.elo,
+            elo_low: r.elo_low,
+            elo_high: r.elo_high,
+            score_vs_below,
+            games_vs_below,
+        });
+    }
+    Ok(tiers)
+}
+
+fn io(path: &Path) -> impl Fn(std::io::Error) -> TiersError + '_ {
+    move |e| TiersError::Io {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    }
+}
+
+/// A `net:` player's checkpoint copied into `out_dir` (with its metadata):
+/// the spec naming the copy relatively, and the copy's name. Other players
+/// are kept as they are.
+fn copy_network(player: &str, out_dir: &Path) -> Result<(String, Option<String>), TiersError> {
+    let spec: PlayerSpec = player.parse().map_err(|error| TiersError::Spec {
+        spec: player.to_string(),
+        error,
+    })?;
+    if spec.kind != "net" {
+        return Ok((player.to_string(), None));
+    }
+    let src = PathBuf::from(&spec.args[0]);
+    // A trainer checkpoint is `<run>/checkpoints/step-N/net.bpk`: name the
+    // copy after its folder, so networks of different steps do not collide.
+    let folder = src
+        .parent()
+        .and_then(|d| d.file_name())
+        .map(|d| d.to_string_lossy().into_owned());
+    let name = match folder {
+        Some(dir) if step_of_folder(&dir).is_some() => format!("{dir}.bpk"),
+        _ => src
+            .file_name()
+            .map(|f| f.to_string_lossy().into_owned())
+            .ok_or_else(|| TiersError::Config(format!("{player}: no checkpoint file name")))?,
+    };
+    let dst = out_dir.join(&name);
+    if src != dst {
+        std::fs::copy(&src, &dst).map_err(io(&src))?;
+        let (ms, md) = (shax_nn::metadata_path(&src), shax_nn::metadata_path(&dst));
+        std::fs::copy(&ms, &md).map_err(io(&ms))?;
+    }
+    let mut rel = spec.clone();
+    rel.args[0] = name.clone();
+    Ok((rel.to_string(), Some(name)))
+}
+
+/// `k` of `items`, evenly spread, the last always included.
+fn spread<T: Clone>(items: &[T], k: usize) -> Vec<T> {
+    if items.len() <= k {
+        return items.to_vec();
+    }
+    let mut idx: Vec<usize> = (0..k)
+        .map(|i| (i * (items.len() - 1)) / (k - 1).max(1))
+        .collect();
+    idx.dedup();
+    idx.into_iter().map(|i| items[i].clone()).collect()
+}
+
+/// Elo of a player that scores 90% against the anchor (`random`).
+const NINETY_PERCENT: f64 = 382.0;
+
+/// The candidates eligible for a tier, weakest first: every one rated at or
+/// above the weakest that still scores about 90% against random.
+fn eligible(ratings: &[(String, f64)]) -> Result<Vec<usize>, TiersError> {
+    let mut order: Vec<usize> = (0..ratings.len())
+        .filter(|&i| ratings[i].0 != "random")
+        .collect();
+    order.sort_by(|&a, &b| ratings[a].1.total_cmp(&ratings[b].1));
+    if order.is_empty() {
+        return Err(TiersError::Candidates(
+            "no candidates besides random".to_string(),
+        ));
+    }
+    let first = order
+        .iter()
+        .position(|&i| ratings[i].1 >= NINETY_PERCENT)
+        .unwrap_or(0);
+    let pool = order.split_off(first);
+    if pool.len() < TIERS.len() {
+        return Err(TiersError::Candidates(format!(
+            "only {} candidates at or above the beginner's strength; five tiers need five (add checkpoints, sims or temps)",
+            pool.len()
+        )));
+    }
+    Ok(pool)
+}
+
+/// The first guess, as positions in `pool`: `beginner` the weakest, `master`
+/// the strongest, the three between the candidates nearest to even steps in
+/// (ladder) Elo.
+fn choose(ratings: &[(String, f64)], pool: &[usize]) -> Vec<usize> {
+    let elo = |p: usize| ratings[pool[p]].1;
+    let top = pool.len() - 1;
+    let (lo, hi) = (elo(0), elo(top));
+    let mut chosen = vec![0];
+    for k in 1..TIERS.len() - 1 {
+        let target = lo + (hi - lo) * k as f64 / (TIERS.len() - 1) as f64;
+        let last = *chosen.last().expect("beginner chosen");
+        // Nearest to the target above the previous tier, leaving room for the rest.
+        let end = pool.len() - (TIERS.len() - 1 - k);
+        let best = (last + 1..end)
+            .min_by(|&a, &b| (elo(a) - target).abs().total_cmp(&(elo(b) - target).abs()))
+            .expect("room for every tier");
+        chosen.push(best);
+    }
+    chosen.push(top);
+    chosen
+}
+
+/// Games between two tiers, from the stronger one's side.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Tally {
+    /// Games played.
+    pub games: u64,
+    /// The stronger tier's wins.
+    pub wins: u64,
+    /// Draws.
+    pub draws: u64,
+}
+
+impl Tally {
+    /// The stronger tier's score, 0 to 1.
+    pub fn score(&self) -> f64 {
+        (self.wins as f64 + 0.5 * self.draws as f64) / self.games.max(1) as f64
+    }
+
+    /// Both tallies together.
+    pub fn add(self, o: Tally) -> Tally {
+        Tally {
+            games: self.games + o.games,
+            wins: self.wins + o.wins,
+            draws: self.draws + o.draws,
+        }
+    }
+}
+
+/// How far a score lies outside the band (0 inside).
+fn miss(score: f64, band: (f64, f64)) -> f64 {
+    (band.0 - score).max(score - band.1).max(0.0)
+}
+
+/// `tally` (a screen) made up to a full match of `games` games.
+fn complete(
+    m: &mut dyn Matches,
+    upper: usize,
+    lower: usize,
+    tally: Tally,
+    games: u64,
+    salt: u64,
+) -> Result<Tally, TiersError> {
+    if tally.games >= games {
+        return Ok(tally);
+    }
+    Ok(tally.add(m.play(upper, lower, (games - tally.games) as u32, salt)?))
+}
+
+/// What the refinement asks of the world: play a match between two pool
+/// positions (`games`, a seed `salt`), and say something.
+trait Matches {
+    /// Plays `upper` (the stronger tier) against `lower`.
+    fn play(
+        &mut self,
+        upper: usize,
+        lower: usize,
+        games: u32,
+        salt: u64,
+    ) -> Result<Tally, TiersError>;
+    /// A progress line.
+    fn line(&mut self, line: &str);
+}
+
+/// What the head-to-head refinement needs.
+struct Refine {
+    /// Every tier's score against the one below must fall in it.
+    band: (f64, f64),
+    /// Games of a screening match.
+    screen: u32,
+    /// Games of a full match.
+    games: u32,
+    /// Candidates tried per tier.
+    tries: u32,
+    /// Positions in the pool below this one may be `beginner`.
+    bottom_end: usize,
+}
+
+/// Moves the tiers below `master` until each scores inside the band against
+/// the one below it, top down (see [`place_below`]). Returns each tier's full
+/// match against the one below (`None` for `beginner`) and whether all fell
+/// in the band.
+fn refine(
+    chosen: &mut [usize],
+    r: &Refine,
+    m: &mut dyn Matches,
+) -> Result<(Vec<Option<Tally>>, bool), TiersError> {
+    let mut out = vec![None; chosen.len()];
+    let mut all_in = true;
+    for k in (1..chosen.len()).rev() {
+        let (p, tally) = place_below(k, chosen, r, m)?;
+        if miss(tally.score(), r.band) > 0.0 {
+            all_in = false;
+            m.line(&format!(
+                "warning: {} scores {:.1}% against {} (outside {:.0}%-{:.0}%); the closest candidate is kept",
+                TIERS[k],
+                100.0 * tally.score(),
+                TIERS[k - 1],
+                100.0 * r.band.0,
+                100.0 * r.band.1
+            ));
+        }
+        chosen[k - 1] = p;
+        out[k] = Some(tally);
+    }
+    Ok((out, all_in))
+}
+
+/// The candidate for tier `k - 1` under tier `k` (pool position
+/// `chosen[k]`): a bisection over the candidates between its lower
+/// neighbours and tier `k` (in ladder order), each screened with a short
+/// match and confirmed with a full one, until one scores in the band; after
+/// `r.tries`, the closest. Returns it with its full match.
+fn place_below(
+    k: usize,
+    chosen: &[usize],
+    r: &Refine,
+    m: &mut dyn Matches,
+) -> Result<(usize, Tally), TiersError> {
+    let upper = chosen[k];
+    // Room for the k - 1 tiers below the one searched.
+    let lo_bound = k - 1;
+    let mut hi_bound = upper.saturating_sub(1);
+    if k == 1 {
+        hi_bound = hi_bound.min(r.bottom_end.saturating_sub(1));
+    }
+    if upper == 0 || lo_bound > hi_bound {
+        return Err(TiersError::Candidates(format!(
+            "no candidate left for {} below {} (add checkpoints, sims or temps)",
+            TIERS[k - 1],
+            TIERS[k]
+        )));
+    }
+    let (mut lo, mut hi) = (lo_bound, hi_bound);
+    let mut p = chosen[k - 1].clamp(lo, hi);
+    let games = u64::from(r.games);
+    // The closest so far: (miss, only a screen, position, tally).
+    let mut best: Option<(f64, bool, usize, Tally)> = None;
+    for t in 0..r.tries.max(1) {
+        let salt = ((k as u64) << 40) ^ ((t as u64) << 20);
+        let mut tally = m.play(upper, p, r.screen.min(r.games), salt)?;
+        if miss(tally.score(), r.band) == 0.0 {
+            tally = complete(m, upper, p, tally, games, salt ^ 1)?;
+        }
+        let miss_by = miss(tally.score(), r.band);
+        let key = (miss_by, tally.games < games);
+        if best.is_none_or(|b| key < (b.0, b.1)) {
+            best = Some((key.0, key.1, p, tally));
+        }
+        m.line(&format!(
+            "  {} vs {} (candidate {p}): {:.1}% of {} games{}",
+            TIERS[k],
+            TIERS[k - 1],
+            100.0 * tally.score(),
+            tally.games,
+            if miss_by == 0.0 {
+                ""
+            } else {
+                ", outside the band"
+            }
+        ));
+        if miss_by == 0.0 {
+            break;
+        }
+        if tally.score() > r.band.1 {
+            lo = p + 1; // the lower tier is too weak
+        } else if p == lo {
+            break; // too strong, and nothing weaker is left
+        } else {
+            hi = p - 1; // too strong
+        }
+        if lo > hi {
+            break;
+        }
+        p = (lo + hi).div_ceil(2);
+    }
+    let (_, _, p, tally) = best.expect("one try at least");
+    let tally = complete(m, upper, p, tally, games, ((k as u64) << 40) ^ 3)?;
+    Ok((p, tally))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ratings(elos: &[f64]) -> Vec<(String, f64)> {
+        elos.iter()
+            .enumerate()
+            .map(|(i, &e)| {
+                let name = if i == 0 {
+                    "random".to_string()
+                } else {
+                    format!("p{i}")
+                };
+                (name, e)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn choose_spaces_tiers_evenly_from_ninety_percent_to_the_top() {
+        let r = ratings(&[
+            0.0, 100.0, 400.0, 450.0, 600.0, 640.0, 800.0, 1000.0, 1200.0,
+        ]);
+        let pool = eligible(&r).unwrap();
+        // Beginner: the weakest at or above 382; master: the strongest;
+        // targets 600, 800, 1000 in between.
+        let elos: Vec<f64> = choose(&r, &pool).iter().map(|&p| r[pool[p]].1).collect();
+        assert_eq!(elos, [400.0, 600.0, 800.0, 1000.0, 1200.0]);
+        assert!(eligible(&r[..5]).is_err());
+    }
+
+    /// 60%-85%, 40-game screens, 200-game matches, six tries.
+    fn band_60_85(bottom_end: usize) -> Refine {
+        Refine {
+            band: (0.6, 0.85),
+            screen: 40,
+            games: 200,
+            tries: 6,
+            bottom_end,
+        }
+    }
+
+    /// A match between pool positions whose true strengths are `elo`: the
+    /// expected score, rounded to whole games (so the test is exact).
+    struct Simulated<'a>(&'a [f64]);
+
+    impl Matches for Simulated<'_> {
+        fn play(
+            &mut self,
+            upper: usize,
+            lower: usize,
+            games: u32,
+            _: u64,
+        ) -> Result<Tally, TiersError> {
+            assert!(upper > lower, "the stronger tier plays the weaker");
+            let elo = self.0;
+            let e = 1.0 / (1.0 + 10f64.powf((elo[lower] - elo[upper]) / 400.0));
+            Ok(Tally {
+                games: games as u64,
+                wins: (e * games as f64).round() as u64,
+                draws: 0,
+            })
+        }
+
+        fn line(&mut self, _: &str) {}
+    }
+
+    fn simulated(elo: &[f64]) -> Simulated<'_> {
+        Simulated(elo)
+    }
+
+    #[test]
+    fn refine_moves_tiers_until_every_neighbour_score_is_in_the_band() {
+        // True strengths: the top is far above the rest (the even ladder guess
+        // would give it a 95% step), and intermediate candidates exist.
+        let elo = [
+            400.0, 500.0, 600.0, 700.0, 800.0, 900.0, 1000.0, 1100.0, 1300.0, 1400.0,
+        ];
+        let mut chosen = vec![0, 2, 4, 6, 9];
+        let r = band_60_85(elo.len());
+        let (m, all_in) = refine(&mut chosen, &r, &mut simulated(&elo)).unwrap();
+        assert!(all_in);
+        assert!(chosen.windows(2).all(|w| w[0] < w[1]), "{chosen:?}");
+        assert_eq!(chosen[4], 9, "master stays the strongest");
+        assert!(m[0].is_none());
+        for (k, t) in m.iter().enumerate().skip(1) {
+            let t = t.unwrap();
+            assert_eq!(t.games, 200, "full matches are reported");
+            assert!((0.6..=0.85).contains(&t.score()), "tier {k}: {}", t.score());
+        }
+    }
+
+    #[test]
+    fn refine_keeps_the_closest_and_says_so_when_no_candidate_fits() {
+        // Every candidate is 600 Elo from its neighbour: every step is too wide.
+        let elo = [0.0, 600.0, 1200.0, 1800.0, 2400.0, 3000.0];
+        let mut chosen = vec![0, 1, 2, 3, 5];
+        let r = band_60_85(elo.len());
+        let (m, all_in) = refine(&mut chosen, &r, &mut simulated(&elo)).unwrap();
+        assert!(!all_in);
+        assert!(chosen.windows(2).all(|w| w[0] < w[1]), "{chosen:?}");
+        assert_eq!(chosen[4], 5);
+        assert_eq!(m[4].unwrap().games, 200);
+        assert!(m[4].unwrap().score() > 0.85);
+    }
+
+    #[test]
+    fn refine_keeps_beginner_below_its_bound() {
+        let elo = [400.0, 450.0, 500.0, 900.0, 1000.0, 1100.0, 1200.0];
+        let mut chosen = vec![0, 3, 4, 5, 6];
+        let r = band_60_85(2);
+        let (_, all_in) = refine(&mut chosen, &r, &mut simulated(&elo)).unwrap();
+        // Easy (900) is 91% over any allowed beginner (400 or 450).
+        assert!(!all_in);
+        assert!(chosen[0] < 2, "{chosen:?}");
+    }
+
+    #[test]
+    fn spread_keeps_the_oldest_and_the_newest() {
+        let v: Vec<u32> = (0..10).collect();
+        assert_eq!(spread(&v, 4), [0, 3, 6, 9]);
+        assert_eq!(spread(&v[..3], 4), [0, 1, 2]);
+    }
+}
