@@ -3,7 +3,8 @@
 //! - `smoke_config_runs_the_whole_loop`: the files, the checkpoints, every
 //!   promised TensorBoard tag, an event file that parses, one evaluation;
 //! - `bad_config_fails_before_any_work_naming_key_and_file`;
-//! - `selfplay_workers_follow_a_trainer_only_run`.
+//! - `selfplay_workers_follow_a_trainer_only_run`;
+//! - `a_selfplay_worker_waits_for_its_run_then_gives_up_with_exit_2`.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -109,6 +110,7 @@ fn bad_config_fails_before_any_work_naming_key_and_file() {
         ("[selfplay]\nsimz = 3\n", "selfplay.simz"),
         ("[train]\nbatch_size = 0\n", "train.batch_size"),
         ("[model]\nblocks = 100\n", "model.blocks"),
+        ("[model]\nhiden = 100\n", "model.hiden"),
         ("rules = \"checkers\"\n", "rules"),
     ] {
         let cfg = dir.join("bad.toml");
@@ -173,4 +175,19 @@ fn selfplay_workers_follow_a_trainer_only_run() {
     assert!(positions_on_disk(&run) >= 80);
     assert!(run.join("checkpoints/step-000000020/net.bpk").is_file());
     let _ = fs::remove_dir_all(&run);
+}
+
+#[test]
+fn a_selfplay_worker_waits_for_its_run_then_gives_up_with_exit_2() {
+    let run = tmp("never-started");
+    let r = run.display().to_string();
+    let t = std::time::Instant::now();
+    let (code, _, err) = shax(&["selfplay", "--run-dir", &r, "--wait", "1"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        t.elapsed().as_secs_f64() >= 1.0,
+        "gave up before its --wait"
+    );
+    assert!(err.contains("waiting for the run"), "{err}");
+    assert!(err.contains(&r) && err.contains("--wait"), "{err}");
 }

@@ -70,7 +70,7 @@ pub enum TiersError {
         /// The candidate.
         spec: String,
         /// Why it does not build.
-        error: SpecError,
+        error: Box<SpecError>,
     },
     /// A match could not run.
     #[error(transparent)]
@@ -213,7 +213,7 @@ pub fn calibrate(
     for s in &specs {
         registry.build_str(s).map_err(|error| TiersError::Spec {
             spec: s.clone(),
-            error,
+            error: Box::new(error),
         })?;
     }
     obs.line(&format!(
@@ -421,7 +421,7 @@ fn io(path: &Path) -> impl Fn(std::io::Error) -> TiersError + '_ {
 fn copy_network(player: &str, out_dir: &Path) -> Result<(String, Option<String>), TiersError> {
     let spec: PlayerSpec = player.parse().map_err(|error| TiersError::Spec {
         spec: player.to_string(),
-        error,
+        error: Box::new(error),
     })?;
     if spec.kind != "net" {
         return Ok((player.to_string(), None));
@@ -530,9 +530,13 @@ impl Tally {
     pub fn score(&self) -> f64 {
         (self.wins as f64 + 0.5 * self.draws as f64) / self.games.max(1) as f64
     }
+}
+
+impl std::ops::Add for Tally {
+    type Output = Tally;
 
     /// Both tallies together.
-    pub fn add(self, o: Tally) -> Tally {
+    fn add(self, o: Tally) -> Tally {
         Tally {
             games: self.games + o.games,
             wins: self.wins + o.wins,
@@ -558,7 +562,7 @@ fn complete(
     if tally.games >= games {
         return Ok(tally);
     }
-    Ok(tally.add(m.play(upper, lower, (games - tally.games) as u32, salt)?))
+    Ok(tally + m.play(upper, lower, (games - tally.games) as u32, salt)?)
 }
 
 /// What the refinement asks of the world: play a match between two pool
