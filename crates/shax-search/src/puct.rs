@@ -36,6 +36,13 @@ pub struct GumbelConfig {
     pub c_visit: f32,
     /// `c_scale` of the monotone transform of Q.
     pub c_scale: f32,
+    /// Scale of the Gumbel noise: 1 samples the action from the improved
+    /// policy (Gumbel MuZero's self-play), `t` from it at temperature `t`
+    /// (the noise `t * g` over `logit + sigma(Q)`), 0 makes the search and
+    /// its choice deterministic: the candidates with the best logits, and
+    /// the best of them by `logit + sigma(Q)` (Gumbel MuZero's final choice
+    /// without noise).
+    pub temperature: f32,
 }
 
 impl Default for GumbelConfig {
@@ -44,6 +51,7 @@ impl Default for GumbelConfig {
             considered: 16,
             c_visit: 50.0,
             c_scale: 0.1,
+            temperature: 1.0,
         }
     }
 }
@@ -105,7 +113,8 @@ struct Node {
     first_child: u32,
     num_children: u16,
     state: State,
-    /// Who chose the action leading here (the parent's player to act).
+    /// Who chose the action leading here (the parent's player to act); at
+    /// the root, its own player to act (so the root's values are that player's).
     mover: Color,
     /// The player to act here (known once reached).
     to_act: Color,
@@ -292,7 +301,12 @@ impl Puct {
         self.root_history = history;
         let root = &mut self.nodes[self.root as usize];
         root.parent = NONE;
-        root.mover = pos.to_act();
+        if root.mover != pos.to_act() {
+            // A reused node kept its values from the view of the player who
+            // moved into it; the root keeps them from its player to act's.
+            root.value_sum = -root.value_sum;
+            root.mover = pos.to_act();
+        }
         self.start_visits = root.visits;
         if reused {
             self.prepare_root();
@@ -390,11 +404,15 @@ impl Puct {
 
     fn start_gumbel(&mut self, g: GumbelConfig) {
         let range = self.nodes[self.root as usize].children();
+        let t = g.temperature.max(0.0);
         self.gumbel = range
             .clone()
             .map(|_| {
+                if t == 0.0 {
+                    return 0.0;
+                }
                 let u: f32 = self.rng.random_range(1e-10..1.0);
-                -(-u.ln()).ln()
+                -t * (-u.ln()).ln()
             })
             .collect();
         let first = range.start;
@@ -751,7 +769,8 @@ impl Puct {
     }
 
     /// The action to play: with a Gumbel root, the best candidate by
-    /// `g + logit + sigma(Q)`; otherwise the most visited child at temperature
+    /// `g + logit + sigma(Q)` (`g` scaled by [`GumbelConfig::temperature`],
+    /// none at 0; `temperature` here is ignored); otherwise the most visited child at temperature
     /// 0, or one sampled with probability proportional to `visits^(1/t)`.
     /// `None` when the root has no children (a finished game).
     pub fn best_action(&mut self, temperature: f32) -> Option<Action> {

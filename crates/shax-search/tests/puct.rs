@@ -274,3 +274,178 @@ fn values_follow_the_player_to_act_not_alternation() {
         }
     }
 }
+
+/// An evaluator that says White is ahead by `0.5` everywhere (uniform
+/// priors): every position's value is `+0.5` with White to act and `-0.5`
+/// with Black to act, so the sign of a root's value names its player to act.
+struct WhiteAhead;
+
+impl Evaluator for WhiteAhead {
+    fn evaluate(&mut self, positions: &[Position], logits: &mut [f32], values: &mut [f32]) {
+        logits.fill(0.0);
+        for (p, v) in positions.iter().zip(values.iter_mut()) {
+            *v = if p.to_act() == Color::White {
+                0.5
+            } else {
+                -0.5
+            };
+        }
+    }
+}
+
+/// Regression (issue 11): a reused root kept its values from the view of the
+/// player who moved into it while counting them as its player to act's, so
+/// the reused root's value (info score, stored root values, the Gumbel
+/// completed-Q mix, the root's first-play urgency) had the wrong sign.
+#[test]
+fn tree_reuse_keeps_the_sign_of_the_root_value() {
+    let start = Position::new(Rules::default());
+    for gumbel in [None, Some(GumbelConfig::default())] {
+        let cfg = PuctConfig {
+            gumbel,
+            ..config(600)
+        };
+        let mut s = Puct::new(cfg, 3);
+        s.set_root(start, KeyHistory::new(&start));
+        s.run(&mut WhiteAhead);
+        let mut pos = start;
+        let mut history = KeyHistory::new(&start);
+        // One action (Black to act), then a second one (White to act again).
+        for _ in 0..2 {
+            let a = s.best_action(0.0).unwrap();
+            pos.play_unchecked(a);
+            history.push(a, &pos);
+            assert!(s.set_root(pos, history.clone()), "{a} is reused");
+            let reused = s.root_stats().value;
+            let mut fresh = Puct::new(cfg, 3);
+            fresh.set_root(pos, history.clone());
+            fresh.run(&mut WhiteAhead);
+            let fresh = fresh.root_stats().value;
+            let expect = if pos.to_act() == Color::White {
+                0.5
+            } else {
+                -0.5
+            };
+            assert!((fresh - expect).abs() < 1e-4, "fresh search: {fresh}");
+            assert!(
+                (reused - expect).abs() < 1e-4,
+                "{gumbel:?}, {} to act: reused root value {reused}, fresh {fresh}",
+                pos.to_act()
+            );
+            s.run(&mut WhiteAhead);
+            let value = s.root_stats().value;
+            assert!((value - expect).abs() < 1e-4, "searched on: {value}");
+        }
+    }
+}
+
+/// The same through a player, as `shax engine` reports it: the `info` score
+/// after a decision on a reused tree has the sign of a fresh player's.
+#[test]
+fn info_score_after_tree_reuse_has_the_fresh_sign() {
+    let new_player = || {
+        NeuralPlayer::new(
+            "test".to_string(),
+            config(400),
+            Box::new(WhiteAhead) as Box<dyn Evaluator + Send>,
+        )
+    };
+    let mut game = Game::new(Rules::default());
+    let mut player = new_player();
+    let first = player.choose_in_game(&game, &Limits::NONE, 1).unwrap();
+    game.play(first).unwrap();
+    // The player's own reply: its most visited, expanded node, so reused.
+    let reply = player.choose_in_game(&game, &Limits::NONE, 2).unwrap();
+    game.play(reply).unwrap();
+    let one_node = Limits {
+        nodes: Some(1),
+        ..Limits::NONE
+    };
+    player.choose_in_game(&game, &one_node, 3).unwrap();
+    assert!(player.search().tree_size() > 1, "the tree was reused");
+    let reused = player.info().unwrap().score;
+    let mut fresh_player = new_player();
+    fresh_player
+        .choose_in_game(&game, &Limits::NONE, 2)
+        .unwrap();
+    let fresh = fresh_player.info().unwrap().score;
+    assert_eq!(game.position().to_act(), Color::White);
+    assert!(
+        reused > 400 && fresh > 400,
+        "reused {reused}, fresh {fresh}"
+    );
+}
+
+/// Logits and values drawn from each position's key: a network stand-in with
+/// opinions that differ between positions and actions, the same on every call.
+struct Hashed;
+
+fn unit(x: u64) -> f32 {
+    (x >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0
+}
+
+impl Evaluator for Hashed {
+    fn evaluate(&mut self, positions: &[Position], logits: &mut [f32], values: &mut [f32]) {
+        for (i, p) in positions.iter().enumerate() {
+            let row = &mut logits[i * POLICY_SIZE..(i + 1) * POLICY_SIZE];
+            for (j, l) in row.iter_mut().enumerate() {
+                *l = 2.0 * unit(shax_search::mix_seed(p.key(), j as u64 + 1));
+            }
+            values[i] = 0.9 * unit(p.key());
+        }
+    }
+}
+
+/// Regression (issue 11): with a Gumbel root every self-play move was a
+/// Gumbel sample. At temperature 0 the search and its choice have no noise:
+/// the same action for every seed, the best by `logit + sigma(Q)` (the
+/// improved policy's order) of the candidates left, which are the most
+/// visited children. At temperature 1 the seeds choose differently.
+#[test]
+fn gumbel_root_at_temperature_zero_chooses_without_noise() {
+    // 8 candidates, 3 halving phases of 48 simulations (and the root's own):
+    // the search ends with 2 candidates of 6 + 12 + 24 visits each.
+    let cfg = |temperature| PuctConfig {
+        gumbel: Some(GumbelConfig {
+            considered: 8,
+            temperature,
+            ..GumbelConfig::default()
+        }),
+        leaves_per_batch: 1,
+        ..config(145)
+    };
+    let choose = |pos: Position, temperature: f32, seed: u64| {
+        let mut s = Puct::new(cfg(temperature), seed);
+        s.set_root(pos, KeyHistory::new(&pos));
+        s.run(&mut Hashed);
+        (s.best_action(0.0).unwrap(), s.root_stats())
+    };
+    let mut game = Game::new(Rules::default());
+    let mut noisy_differ = false;
+    for _ in 0..6 {
+        let pos = *game.position();
+        let mut chosen = Vec::new();
+        for seed in 0..6 {
+            let (a, st) = choose(pos, 0.0, seed);
+            let most = *st.visits.iter().max().unwrap();
+            let left: Vec<usize> = (0..st.actions.len())
+                .filter(|&k| st.visits[k] == most)
+                .collect();
+            assert_eq!((left.len(), most), (2, 42), "the candidates left");
+            let best = *left
+                .iter()
+                .max_by(|&&x, &&y| st.target[x].total_cmp(&st.target[y]))
+                .unwrap();
+            assert_eq!(a, st.actions[best], "{}", pos.fen());
+            chosen.push(a);
+        }
+        assert!(chosen.iter().all(|&a| a == chosen[0]), "{chosen:?}");
+        let noisy: Vec<Action> = (0..6).map(|seed| choose(pos, 1.0, seed).0).collect();
+        noisy_differ |= noisy.iter().any(|&a| a != noisy[0]);
+        game.play(chosen[0]).unwrap();
+    }
+    assert!(
+        noisy_differ,
+        "Gumbel noise at temperature 1 varies the choice"
+    );
+}
