@@ -60,11 +60,14 @@ pub struct SelfPlayConfig {
     pub gumbel: bool,
     /// Actions the Gumbel root considers (halved each phase).
     pub gumbel_considered: usize,
-    /// Move-selection temperature for the first `temperature_moves` actions of a game (PUCT root).
+    /// Move-selection temperature for the first `temperature_moves` actions of a game:
+    /// PUCT samples by `visits^(1/t)`; a Gumbel root scales its noise by it (1: Gumbel
+    /// MuZero's sampling).
     pub temperature: f32,
     /// Actions played at `temperature`; then `final_temperature`.
     pub temperature_moves: u32,
-    /// Temperature after the first `temperature_moves` actions (0: the most visited).
+    /// Temperature after the first `temperature_moves` actions (0: no noise: the most
+    /// visited action with PUCT, the best of `logit + sigma(Q)` with a Gumbel root).
     pub final_temperature: f32,
     /// Dirichlet noise concentration at a PUCT root.
     pub dirichlet_alpha: f32,
@@ -102,7 +105,7 @@ impl Default for SelfPlayConfig {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Optimizer {
-    /// Adam (weight decay as L2 on the gradient).
+    /// Adam, with weight decay decoupled from the gradient (AdamW).
     Adam,
     /// SGD with momentum.
     SgdMomentum,
@@ -114,7 +117,9 @@ pub enum Optimizer {
 pub enum LrSchedule {
     /// `lr` throughout.
     Constant,
-    /// Cosine from `lr` down to `lr * lr_final_fraction` at `run.total_steps`.
+    /// Cosine from `lr` down to `lr * lr_final_fraction` at the end of the
+    /// run: `run.total_steps` or `run.hours`, whichever comes first (the
+    /// schedule follows whichever share of the run is further).
     Cosine,
     /// `lr` times `lr_step_gamma` every `lr_step_every` steps.
     Step,
@@ -142,7 +147,8 @@ pub struct TrainSection {
     pub lr_step_gamma: f64,
     /// SGD momentum.
     pub momentum: f64,
-    /// L2 weight decay.
+    /// Weight decay of the weight matrices (not biases or layer norms):
+    /// decoupled with Adam (`w -= lr * weight_decay * w` each step), L2 with SGD.
     pub weight_decay: f64,
     /// Training steps between checkpoints (each becomes the workers' network).
     pub steps_per_checkpoint: u64,
@@ -197,8 +203,12 @@ impl TrainSection {
         (size as u64).min(self.window_max).min(total)
     }
 
-    /// The learning rate of `step` (0-based) in a run of `total_steps`.
-    pub fn lr_at(&self, step: u64, total_steps: u64) -> f64 {
+    /// The learning rate of `step` (0-based) in a run of `total_steps` of
+    /// which `time_fraction` of the time limit has passed (0 without one).
+    /// Warm-up counts steps; the cosine follows the run's progress, the
+    /// further of its steps after warm-up and its time, so a run stopped by
+    /// its hours ends its cosine too; the step schedule counts steps.
+    pub fn lr_at(&self, step: u64, total_steps: u64, time_fraction: f64) -> f64 {
         if step < self.warmup_steps {
             return self.lr * (step + 1) as f64 / self.warmup_steps as f64;
         }
@@ -206,7 +216,8 @@ impl TrainSection {
             LrSchedule::Constant => self.lr,
             LrSchedule::Cosine => {
                 let span = total_steps.saturating_sub(self.warmup_steps).max(1) as f64;
-                let t = ((step - self.warmup_steps) as f64 / span).min(1.0);
+                let by_steps = (step - self.warmup_steps) as f64 / span;
+                let t = by_steps.max(time_fraction).clamp(0.0, 1.0);
                 let lo = self.lr * self.lr_final_fraction;
                 lo + (self.lr - lo) * 0.5 * (1.0 + (std::f64::consts::PI * t).cos())
             }
@@ -695,9 +706,39 @@ mod tests {
             lr_final_fraction: 0.1,
             ..TrainSection::default()
         };
-        assert!((t.lr_at(0, 100) - 0.1).abs() < 1e-9);
-        assert!((t.lr_at(10, 100) - 1.0).abs() < 1e-9);
-        assert!((t.lr_at(100, 100) - 0.1).abs() < 1e-9);
-        assert!(t.lr_at(50, 100) < 1.0 && t.lr_at(50, 100) > 0.1);
+        assert!((t.lr_at(0, 100, 0.0) - 0.1).abs() < 1e-9);
+        assert!((t.lr_at(10, 100, 0.0) - 1.0).abs() < 1e-9);
+        assert!((t.lr_at(100, 100, 0.0) - 0.1).abs() < 1e-9);
+        assert!(t.lr_at(50, 100, 0.0) < 1.0 && t.lr_at(50, 100, 0.0) > 0.1);
+    }
+
+    /// Regression (issue 11): the cosine followed `total_steps` alone, so a
+    /// run stopped by `run.hours` first never decayed its learning rate.
+    #[test]
+    fn cosine_follows_steps_or_hours_whichever_is_further() {
+        let t = TrainSection {
+            lr: 1.0,
+            warmup_steps: 10,
+            lr_final_fraction: 0.1,
+            ..TrainSection::default()
+        };
+        let by_steps = |step| t.lr_at(step, 1010, 0.0);
+        // Half the time gone at a quarter of the steps: the rate of half the steps.
+        assert!((t.lr_at(260, 1010, 0.5) - by_steps(510)).abs() < 1e-9);
+        assert!((t.lr_at(260, 1010, 0.5) - 0.55).abs() < 1e-9);
+        // All the time gone: the final rate, whatever the step.
+        assert!((t.lr_at(20, 1010, 1.0) - 0.1).abs() < 1e-9);
+        // Steps further than time: the steps decide.
+        assert!((t.lr_at(760, 1010, 0.25) - by_steps(760)).abs() < 1e-9);
+        // Warm-up counts steps whatever the time.
+        assert!((t.lr_at(4, 1010, 0.9) - 0.5).abs() < 1e-9);
+        // The step schedule counts steps.
+        let s = TrainSection {
+            lr_schedule: LrSchedule::Step,
+            lr_step_every: 100,
+            lr_step_gamma: 0.5,
+            ..t.clone()
+        };
+        assert!((s.lr_at(60, 1010, 0.9) - 1.0).abs() < 1e-9);
     }
 }

@@ -407,6 +407,9 @@ impl<'a> Run<'a> {
         while self.trainer.step < next && !stop.load(Ordering::Relaxed) {
             let examples = self.window.sample(&mut self.rng, batch);
             let b = self.aug.batch(&examples, &mut self.rng);
+            // The cosine follows steps or run.hours, whichever is further.
+            let elapsed = self.elapsed();
+            self.trainer.set_elapsed(elapsed, self.cfg.run.hours);
             l.lr = self.trainer.lr();
             let step = self.trainer.train_step(&b)?;
             l.policy += f64::from(step.policy);

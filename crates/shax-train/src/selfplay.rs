@@ -2,7 +2,11 @@
 //! and many games in flight whose leaves share one network call
 //! ([`step_batched`]). Playout cap randomization: a fraction of moves get a
 //! full search (with root noise) and are recorded with their policy target;
-//! the rest get a fast search and are not trained on.
+//! the rest get a fast search and are not trained on. Move selection follows
+//! the temperature schedule (`temperature` for the first `temperature_moves`
+//! actions, then `final_temperature`): a PUCT root samples by visits, a
+//! Gumbel root scales its noise by it, so at 0 it plays the best of
+//! `logit + sigma(Q)` without noise (full and fast moves alike).
 //!
 //! A [`Worker`] keeps its games in flight between calls, so a generation
 //! that stops when enough positions are made loses no half-played game: the
@@ -153,11 +157,34 @@ impl Worker {
     /// Chooses a full or fast search for slot `i`'s next move and sets its root.
     fn start_move(&mut self, i: usize) {
         let full = self.rng.random::<f32>() < self.cfg.full_search_fraction;
+        let config = self.move_config(full, self.slots[i].actions.len());
         let slot = &mut self.slots[i];
         slot.this_full = full;
         let search = &mut self.searches[i];
-        search.set_config(if full { self.full_cfg } else { self.fast_cfg });
+        search.set_config(config);
         search.set_root(slot.pos, slot.history.clone());
+    }
+
+    /// The move-selection temperature at `ply`: `temperature` for the first
+    /// `temperature_moves` actions of a game, `final_temperature` after.
+    fn temperature_at(&self, ply: usize) -> f32 {
+        if ply < self.cfg.temperature_moves as usize {
+            self.cfg.temperature
+        } else {
+            self.cfg.final_temperature
+        }
+    }
+
+    /// The search settings of a full or fast move at `ply`. With a Gumbel
+    /// root the temperature scales its Gumbel noise (fast moves too): 1 is
+    /// Gumbel MuZero's sampling, 0 (the default after the opening) no noise,
+    /// the best of `logit + sigma(Q)`.
+    fn move_config(&self, full: bool, ply: usize) -> PuctConfig {
+        let mut config = if full { self.full_cfg } else { self.fast_cfg };
+        if let Some(g) = &mut config.gumbel {
+            g.temperature = self.temperature_at(ply);
+        }
+        config
     }
 
     /// Plays with the network `weights` until `stop` says so (checked after
@@ -203,10 +230,13 @@ impl Worker {
 
     /// Plays slot `i`'s searched move; returns the game when it ended.
     fn finish_move(&mut self, i: usize, stats: &mut SelfPlayStats) -> Option<GameData> {
+        let ply = self.slots[i].actions.len();
+        // A PUCT root samples by visits at this temperature; a Gumbel root
+        // was given it as its noise's scale when the move started.
+        let temperature = self.temperature_at(ply);
         let search = &mut self.searches[i];
         stats.sims += u64::from(search.done());
         let slot = &mut self.slots[i];
-        let ply = slot.actions.len();
         if slot.this_full {
             let rs = search.root_stats();
             slot.samples.push(SearchSample {
@@ -220,11 +250,6 @@ impl Worker {
                     .collect(),
             });
         }
-        let temperature = if (ply as u32) < self.cfg.temperature_moves {
-            self.cfg.temperature
-        } else {
-            self.cfg.final_temperature
-        };
         let action = search.best_action(temperature);
         let outcome = match action {
             Some(a) => {
@@ -321,4 +346,54 @@ pub fn play_generation(
         }
     }
     Ok((shards, stats))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shax_search::UniformEvaluator;
+
+    /// Regression (issue 11): with a Gumbel root, `temperature_moves` and
+    /// `final_temperature` had no effect and every move (fast ones too) was
+    /// a Gumbel sample. Now the opening's moves are sampled with Gumbel noise
+    /// at `temperature`, and later moves at `final_temperature`: at 0 the
+    /// choice is the same for every seed.
+    #[test]
+    fn gumbel_noise_follows_the_temperature_schedule() {
+        let cfg = SelfPlayConfig {
+            gumbel: true,
+            temperature: 1.0,
+            temperature_moves: 4,
+            final_temperature: 0.0,
+            ..SelfPlayConfig::default()
+        };
+        let worker = Worker::new(Rules::default(), &cfg, 1);
+        for full in [true, false] {
+            for ply in 0..8 {
+                let c = worker.move_config(full, ply);
+                let expect = if ply < 4 { 1.0 } else { 0.0 };
+                assert_eq!(c.gumbel.unwrap().temperature, expect, "ply {ply}");
+                let sims = if full { cfg.sims } else { cfg.fast_sims };
+                assert_eq!(c.simulations, sims);
+            }
+        }
+        // Uniform priors and values: only the noise can tell actions apart.
+        let pos = Position::new(Rules::default());
+        let choices = |full: bool, ply: usize| -> Vec<Action> {
+            (0..8)
+                .map(|seed| {
+                    let mut s = Puct::new(worker.move_config(full, ply), seed);
+                    s.set_root(pos, KeyHistory::new(&pos));
+                    s.run(&mut UniformEvaluator::default());
+                    s.best_action(0.0).unwrap()
+                })
+                .collect()
+        };
+        for full in [true, false] {
+            let late = choices(full, 4);
+            assert!(late.iter().all(|&a| a == late[0]), "{late:?}");
+            let opening = choices(full, 3);
+            assert!(opening.iter().any(|&a| a != opening[0]), "{opening:?}");
+        }
+    }
 }

@@ -1,12 +1,18 @@
 //! The network under training on the autodiff device: Adam or SGD with
-//! momentum, L2 weight decay, the learning-rate schedule, and the loss of
+//! momentum, weight decay on the weight matrices only (decoupled, AdamW-style,
+//! with Adam; L2 with SGD), the learning-rate schedule (following the run's
+//! progress in steps or in hours, whichever is further), and the loss of
 //! [`shax_nn::alphazero_loss`] (policy cross-entropy + value MSE), its two
 //! parts kept apart for logging.
+//!
+//! Optimizer state written before weight decay was decoupled (Adam with L2,
+//! up to commit 67c7f3f) loads as it is: Adam and AdamW keep the same moments
+//! under the same names.
 
-use shax_nn::burn::module::Module;
+use shax_nn::burn::module::{Module, ModuleVisitor, Param, ParamGroup, ParamId};
 use shax_nn::burn::optim::decay::WeightDecayConfig;
 use shax_nn::burn::optim::momentum::MomentumConfig;
-use shax_nn::burn::optim::{AdamConfig, GradientsParams, ModuleOptimizer, SgdConfig};
+use shax_nn::burn::optim::{AdamWConfig, GradientsParams, ModuleOptimizer, SgdConfig};
 use shax_nn::burn::tensor::activation::log_softmax;
 use shax_nn::burn::tensor::{Bytes, Device, Tensor, TensorData};
 use shax_nn::{Backend, FEATURES, ModelConfig, NetWeights, PolicyValueNet};
@@ -39,6 +45,8 @@ pub struct Trainer {
     model: ModelConfig,
     cfg: TrainSection,
     total_steps: u64,
+    /// The share of the run's time limit used so far (0 without one).
+    time_fraction: f64,
     net: Option<PolicyValueNet>,
     optim: ModuleOptimizer,
     device: Device,
@@ -52,18 +60,48 @@ impl std::fmt::Debug for Trainer {
     }
 }
 
-fn optimizer(cfg: &TrainSection) -> ModuleOptimizer {
-    let decay = (cfg.weight_decay > 0.0).then(|| WeightDecayConfig::new(cfg.weight_decay as f32));
+/// Collects the parameters that are not weight matrices: biases and layer
+/// norms' scales and shifts (every parameter of rank below 2).
+#[derive(Default)]
+struct NotMatrices(Vec<ParamId>);
+
+impl ModuleVisitor for NotMatrices {
+    fn visit_float<const D: usize>(&mut self, param: &Param<Tensor<D>>) {
+        if D < 2 {
+            self.0.push(param.id);
+        }
+    }
+}
+
+/// The optimizer for `net`: weight decay on its weight matrices only, not
+/// on biases or layer norms. Adam decays decoupled from the gradient (AdamW:
+/// `w -= lr * weight_decay * w` each step, besides Adam's update); SGD adds
+/// `weight_decay * w` to the gradient (L2, the same thing up to momentum).
+fn optimizer(cfg: &TrainSection, net: &PolicyValueNet) -> ModuleOptimizer {
+    let mut others = NotMatrices::default();
+    net.visit(&mut others);
+    let undecayed = ParamGroup::from_ids(others.0);
     match cfg.optimizer {
-        Optimizer::Adam => AdamConfig::new().with_weight_decay(decay).init(),
-        Optimizer::SgdMomentum => SgdConfig::new()
-            .with_weight_decay(decay)
-            .with_momentum(Some(
-                MomentumConfig::new()
-                    .with_momentum(cfg.momentum)
-                    .with_dampening(0.0),
-            ))
-            .init(),
+        Optimizer::Adam => {
+            let adam = |decay: f64| AdamWConfig::new().with_weight_decay(decay as f32);
+            adam(cfg.weight_decay)
+                .init()
+                .with_group(undecayed, adam(0.0).build(), None)
+        }
+        Optimizer::SgdMomentum => {
+            let sgd = |decay: f64| {
+                SgdConfig::new()
+                    .with_weight_decay((decay > 0.0).then(|| WeightDecayConfig::new(decay as f32)))
+                    .with_momentum(Some(
+                        MomentumConfig::new()
+                            .with_momentum(cfg.momentum)
+                            .with_dampening(0.0),
+                    ))
+            };
+            sgd(cfg.weight_decay)
+                .init()
+                .with_group(undecayed, sgd(0.0).build(), None)
+        }
     }
 }
 
@@ -78,19 +116,22 @@ impl Trainer {
     ) -> Trainer {
         let device = backend.training_device();
         device.seed(seed);
+        let net = model.init(&device);
         Trainer {
             model: model.clone(),
             cfg: cfg.clone(),
             total_steps,
-            net: Some(model.init(&device)),
-            optim: optimizer(cfg),
+            time_fraction: 0.0,
+            optim: optimizer(cfg, &net),
+            net: Some(net),
             device,
             step: 0,
         }
     }
 
     /// Resumes from a network loaded on `backend.training_device()`, the
-    /// optimizer state's bytes and the step counter.
+    /// optimizer state's bytes and the step counter. State written before
+    /// weight decay was decoupled (Adam with L2) loads: the moments are the same.
     ///
     /// # Errors
     ///
@@ -106,13 +147,14 @@ impl Trainer {
     ) -> Result<Trainer, TrainError> {
         let device = backend.training_device();
         device.seed(step ^ 0x5eed);
-        let optim = optimizer(cfg)
+        let optim = optimizer(cfg, &net)
             .from_bytes(Bytes::from_bytes_vec(optim_state))
             .map_err(|e| TrainError(format!("optimizer state: {e}")))?;
         Ok(Trainer {
             model: model.clone(),
             cfg: cfg.clone(),
             total_steps,
+            time_fraction: 0.0,
             net: Some(net),
             optim,
             device,
@@ -122,7 +164,20 @@ impl Trainer {
 
     /// The learning rate of the next step.
     pub fn lr(&self) -> f64 {
-        self.cfg.lr_at(self.step, self.total_steps)
+        self.cfg
+            .lr_at(self.step, self.total_steps, self.time_fraction)
+    }
+
+    /// Tells the schedule the run's wall-clock time so far, `elapsed_secs`
+    /// (summed over resumes), of its limit of `hours` (0: none, and the
+    /// schedule follows the steps alone): a run that the hours limit stops
+    /// before `total_steps` still ends its cosine at its last step.
+    pub fn set_elapsed(&mut self, elapsed_secs: f64, hours: f64) {
+        self.time_fraction = if hours > 0.0 {
+            (elapsed_secs / (hours * 3600.0)).clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
     }
 
     fn net(&self) -> &PolicyValueNet {
@@ -198,5 +253,119 @@ impl Trainer {
     /// Parameters of the network.
     pub fn num_params(&self) -> usize {
         self.net().num_params()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shax_nn::burn::optim::AdamConfig;
+
+    /// Every float parameter as (rank, values), in the module's order.
+    #[derive(Default)]
+    struct Values(Vec<(usize, Vec<f32>)>);
+
+    impl ModuleVisitor for Values {
+        fn visit_float<const D: usize>(&mut self, param: &Param<Tensor<D>>) {
+            let v = param.val().try_into_vec_as::<f32>().expect("read back");
+            self.0.push((D, v));
+        }
+    }
+
+    fn values(net: &PolicyValueNet) -> Vec<(usize, Vec<f32>)> {
+        let mut v = Values::default();
+        net.visit(&mut v);
+        v.0
+    }
+
+    fn small() -> ModelConfig {
+        ModelConfig::new()
+            .with_hidden(16)
+            .with_blocks(1)
+            .with_value_hidden(8)
+    }
+
+    /// Gradients of `scale` times a loss that touches every parameter.
+    fn grads(net: &PolicyValueNet, scale: f32) -> GradientsParams {
+        let d = Backend::Cpu.training_device();
+        let x = Tensor::<2>::ones([2, FEATURES], &d); // [2, FEATURES]
+        let (logits, value) = net.forward(x); // [2, P], [2, 1]
+        let loss = ((logits.clone() * logits).sum() + value.sum()).mul_scalar(scale); // [1]
+        GradientsParams::from_grads(loss.backward(), net)
+    }
+
+    /// Regression (issue 11): weight decay was L2 inside Adam on every
+    /// parameter. A step with zero gradients is the decay alone: each weight
+    /// matrix shrinks by exactly `1 - lr * weight_decay`; biases and layer
+    /// norms are untouched. SGD (L2 on the gradient) does the same on its
+    /// first step.
+    #[test]
+    fn weight_decay_shrinks_weight_matrices_only() {
+        for optim in [Optimizer::Adam, Optimizer::SgdMomentum] {
+            let cfg = TrainSection {
+                optimizer: optim,
+                weight_decay: 0.1,
+                ..TrainSection::default()
+            };
+            let net = small().init(&Backend::Cpu.training_device());
+            let before = values(&net);
+            let mut opt = optimizer(&cfg, &net);
+            let lr = 0.5;
+            let g = grads(&net, 0.0);
+            let after = values(&opt.step(lr, net, g));
+            let shrink = 1.0 - (lr * cfg.weight_decay) as f32;
+            let (mut matrices, mut others) = (0, 0);
+            for ((rank, b), (_, a)) in before.iter().zip(&after) {
+                let factor = if *rank == 2 { shrink } else { 1.0 };
+                for (x, y) in b.iter().zip(a) {
+                    assert!(
+                        (x * factor - y).abs() < 1e-6,
+                        "{optim:?} rank {rank}: {x} -> {y}"
+                    );
+                }
+                if *rank == 2 {
+                    matrices += 1
+                } else {
+                    others += 1
+                }
+            }
+            // Input, two per block, policy, two value layers; their biases and the norms.
+            assert_eq!((matrices, others), (6, 10), "{optim:?}");
+        }
+    }
+
+    /// Optimizer state written up to commit 67c7f3f (Adam with L2 on every
+    /// parameter) resumes: the moments it holds are used, not dropped.
+    #[test]
+    fn adam_state_from_before_decoupled_decay_resumes() {
+        let cfg = TrainSection::default();
+        let d = Backend::Cpu.training_device();
+        let mut net = small().init(&d);
+        let mut old = AdamConfig::new()
+            .with_weight_decay(Some(WeightDecayConfig::new(1e-4)))
+            .init();
+        for _ in 0..3 {
+            let g = grads(&net, 1e-3);
+            net = old.step(1e-3, net, g);
+        }
+        let old_bytes = old.into_bytes().unwrap().to_vec();
+        let fresh_bytes = optimizer(&cfg, &net).into_bytes().unwrap().to_vec();
+        let step_with = |bytes: Vec<u8>| {
+            let mut t =
+                Trainer::resume(&small(), &cfg, 100, Backend::Cpu, net.clone(), bytes, 3).unwrap();
+            let g = grads(&net, 1e-3);
+            let lr = t.lr();
+            let stepped = t.optim.step(lr, net.clone(), g);
+            values(&stepped)
+        };
+        let (with_old, with_fresh) = (step_with(old_bytes), step_with(fresh_bytes));
+        let differ = with_old
+            .iter()
+            .zip(&with_fresh)
+            .flat_map(|((_, a), (_, b))| a.iter().zip(b))
+            .filter(|(a, b)| (*a - *b).abs() > 1e-7)
+            .count();
+        let total: usize = with_old.iter().map(|(_, v)| v.len()).sum();
+        assert!(differ * 2 > total, "{differ} of {total} moved differently");
     }
 }
