@@ -11,6 +11,7 @@ use clap::{Parser, Subcommand};
 
 mod cmd;
 mod engine;
+mod referee;
 
 /// Self-play reinforcement learning for Shax, the Somali mill game, and the
 /// rest of the mill family (shax-flying, nine-mens-morris, morabaraba).
@@ -32,6 +33,8 @@ enum Command {
     Bench(cmd::bench::Bench),
     /// Play a match between two players: W/D/L per colour, score, Elo, game records.
     Arena(cmd::arena::Args),
+    /// Engine against engine over the engine protocol: refereed games, W/D/L, Elo, records.
+    Match(cmd::r#match::Args),
     /// Round robin among players, rated by one Bradley-Terry Elo fit (random = 0).
     Ladder(cmd::ladder::Args),
     /// Networks outside training (`shax net init`).
@@ -57,6 +60,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Engine => engine::run_stdio(),
         Command::Bench(b) => cmd::bench::run(b),
         Command::Arena(args) => cmd::arena::run(args),
+        Command::Match(args) => cmd::r#match::run(args),
         Command::Ladder(args) => cmd::ladder::run(args),
         Command::Net(n) => cmd::net::run(n),
         Command::Train(args) => cmd::train::train_cmd(args),

@@ -11,6 +11,8 @@ use shax_core::{Depth, KeyHistory, Position, Preset, Rules, perft, play_out};
 pub enum Bench {
     /// Rules core speed: perft leaves per second and random games per second, one thread.
     Rules(RulesArgs),
+    /// Alpha-beta nodes per second at a fixed depth on fixed positions, one thread.
+    Alphabeta(super::bench_ab::Args),
     /// Plain UCT (random rollouts) simulations per second, one thread.
     Uct(super::bench_uct::Args),
     /// Network evaluations per second per batch size, against the matmul peak.
@@ -38,6 +40,7 @@ pub struct RulesArgs {
 pub fn run(b: Bench) -> anyhow::Result<()> {
     match b {
         Bench::Rules(a) => rules(a),
+        Bench::Alphabeta(a) => super::bench_ab::run(a),
         Bench::Uct(a) => super::bench_uct::run(a),
         Bench::Nn(a) => super::bench_mcts::nn(a),
         Bench::Mcts(a) => super::bench_mcts::mcts(a),

@@ -2,9 +2,11 @@
 
 pub mod arena;
 pub mod bench;
+pub mod bench_ab;
 pub mod bench_mcts;
 pub mod bench_uct;
 pub mod ladder;
+pub mod r#match;
 pub mod net;
 pub mod perft;
 pub mod play;

@@ -1,7 +1,9 @@
 //! `alphabeta`: iterative deepening negamax with principal variation search,
 //! a transposition table keyed by [`Position::full_key`], move ordering (the
-//! table's move, line-forming and blocking actions, killers, history) and the
-//! static evaluation of [`crate::eval`].
+//! table's move, line-forming and blocking actions, killers, history),
+//! late-move reductions where the preset's settings say they pay off, and a
+//! static evaluation: the mill evaluation of [`crate::eval`] by default,
+//! `eval=basic` for the evaluation of commit 67c7f3f.
 //!
 //! Depth counts turns: a place or move costs one, the removals it earns cost
 //! nothing (they are searched as their own plies but extend the turn), and a
@@ -15,7 +17,7 @@ use rand::rngs::SmallRng;
 use rand::seq::SliceRandom;
 use shax_core::{Action, ActionList, KeyHistory, MAX_ACTIONS, POLICY_SIZE, Position, Task};
 
-use crate::eval::{WIN, WIN_BOUND, evaluate};
+use crate::eval::{EvalKind, WIN, WIN_BOUND};
 use crate::player::{Limits, PathHistory, Player, SearchInfo, mix_seed};
 use crate::spec::{Param, PlayerSpec, SEED, SpecError};
 
@@ -27,6 +29,7 @@ const DEPTH: Param<u32> = Param::new("depth", 1, MAX_DEPTH);
 const MS: Param<u64> = Param::new("ms", 1, 3_600_000);
 const NODES: Param<u64> = Param::new("nodes", 1, u64::MAX);
 const TT: Param<u64> = Param::new("tt", 1, 4096);
+const LMR: Param<u64> = Param::new("lmr", 0, 1);
 const INF: i32 = WIN + 1;
 
 const EXACT: u8 = 1;
@@ -51,6 +54,10 @@ pub struct AlphaBeta {
     nodes: Option<u64>,
     tt_mib: Option<u64>,
     seed: Option<u64>,
+    eval: EvalKind,
+    /// Late-move reductions (`lmr=1` on, `lmr=0` off); the preset's
+    /// setting ([`crate::eval::Weights::lmr`]) when not given.
+    lmr: Option<bool>,
     tt: Vec<TtEntry>,
     history: Box<[[i32; POLICY_SIZE]; 2]>,
     info: Option<SearchInfo>,
@@ -72,36 +79,44 @@ impl AlphaBeta {
             nodes: None,
             tt_mib: None,
             seed: None,
+            eval: EvalKind::default(),
+            lmr: None,
             tt: Vec::new(),
             history: Box::new([[0; POLICY_SIZE]; 2]),
             info: None,
         }
     }
 
-    /// From an `alphabeta[:depth=D][,ms=T][,nodes=N][,tt=MiB][,seed=S]` spec.
+    /// From an `alphabeta[:depth=D][,ms=T][,nodes=N][,tt=MiB][,seed=S][,eval=mill|basic][,lmr=0|1]` spec.
     ///
     /// # Errors
     ///
     /// [`SpecError`] naming an unknown parameter or a value out of range.
     pub fn from_spec(spec: &PlayerSpec) -> Result<AlphaBeta, SpecError> {
         spec.check_no_args()?;
-        spec.check_params(&[DEPTH.key, MS.key, NODES.key, TT.key, SEED.key])?;
+        spec.check_params(&[
+            DEPTH.key, MS.key, NODES.key, TT.key, SEED.key, "eval", LMR.key,
+        ])?;
         let mut p = AlphaBeta::new(spec.get(DEPTH)?, spec.get(MS)?);
         p.nodes = spec.get(NODES)?;
         p.tt_mib = spec.get(TT)?;
         p.seed = spec.get(SEED)?;
+        p.eval = eval_param(spec)?;
+        p.lmr = spec.get(LMR)?.map(|v| v == 1);
         Ok(p)
     }
 
     /// The registry's help line: the parameters and their ranges.
     pub(crate) fn help() -> String {
         format!(
-            "iterative deepening PVS {} {} {} {} {}; default depth=4",
+            "iterative deepening PVS {} {} {} {} {} [eval={}] {}; default depth=4",
             DEPTH.help(),
             MS.help(),
             NODES.help(),
             TT.help(),
-            SEED.help()
+            SEED.help(),
+            EvalKind::NAMES,
+            LMR.help()
         )
     }
 
@@ -112,6 +127,19 @@ impl AlphaBeta {
         if self.tt.len() != entries {
             self.tt = vec![TtEntry::default(); entries];
         }
+    }
+}
+
+/// The `eval=` parameter of a spec: `mill` (the default) or `basic`.
+pub(crate) fn eval_param(spec: &PlayerSpec) -> Result<EvalKind, SpecError> {
+    match spec.param("eval") {
+        None => Ok(EvalKind::default()),
+        Some(v) => EvalKind::from_name(v).ok_or_else(|| SpecError::BadValue {
+            kind: spec.kind.clone(),
+            param: "eval".to_string(),
+            value: v.to_string(),
+            why: format!("expected one of {}", EvalKind::NAMES),
+        }),
     }
 }
 
@@ -128,6 +156,12 @@ impl Player for AlphaBeta {
         add("nodes", self.nodes);
         add("tt", self.tt_mib);
         add("seed", self.seed);
+        if self.eval != EvalKind::default() {
+            items.push(format!("eval={}", self.eval.name()));
+        }
+        if let Some(l) = self.lmr {
+            items.push(format!("lmr={}", u8::from(l)));
+        }
         if items.is_empty() {
             "alphabeta".to_string()
         } else {
@@ -172,6 +206,10 @@ impl Player for AlphaBeta {
         let mask = self.tt.len() - 1;
         let mut s = Search {
             tt: &mut self.tt,
+            eval: self.eval,
+            lmr: self
+                .lmr
+                .unwrap_or_else(|| crate::eval::weights_for(pos.rules()).lmr),
             mask,
             hist: PathHistory::new(history),
             history: &mut self.history,
@@ -227,6 +265,8 @@ impl Player for AlphaBeta {
 
 struct Search<'a, 'h> {
     tt: &'a mut [TtEntry],
+    eval: EvalKind,
+    lmr: bool,
     mask: usize,
     hist: PathHistory<'h>,
     history: &'a mut [[i32; POLICY_SIZE]; 2],
@@ -355,7 +395,7 @@ impl Search<'_, '_> {
         }
         let task = pos.task();
         if (depth <= 0 && task != Task::Remove) || ply >= MAX_PLY - 1 {
-            return evaluate(pos);
+            return self.eval.evaluate(pos);
         }
 
         let key = pos.full_key();
@@ -426,7 +466,14 @@ impl Search<'_, '_> {
             if i == 0 {
                 score = self.child(&child, nd, alpha, beta, same, ply + 1);
             } else {
-                score = self.child(&child, nd, alpha, alpha + 1, same, ply + 1);
+                // Late quiet actions (no line, no block, no killer, not the
+                // table's) that do not earn a removal are searched a turn
+                // shallower first; one that beats alpha is searched again.
+                let r = self.reduction(depth, i, keys[i], a, &child);
+                score = self.child(&child, nd - r, alpha, alpha + 1, same, ply + 1);
+                if r > 0 && score > alpha {
+                    score = self.child(&child, nd, alpha, alpha + 1, same, ply + 1);
+                }
                 if score > alpha && score < beta {
                     score = self.child(&child, nd, alpha, beta, same, ply + 1);
                 }
@@ -473,6 +520,19 @@ impl Search<'_, '_> {
             flag,
         };
         best
+    }
+
+    /// Late-move reduction of the `i`-th action `a` (ordering key `key`)
+    /// searched at `depth`, which led to `child`.
+    #[inline]
+    fn reduction(&self, depth: i32, i: usize, key: i32, a: Action, child: &Position) -> i32 {
+        if !self.lmr || depth < 3 || i < 3 || key >= 1_400_000 || a.is_removal() {
+            return 0;
+        }
+        if child.task() == Task::Remove {
+            return 0;
+        }
+        if depth >= 5 && i >= 8 { 2 } else { 1 }
     }
 
     #[inline]

@@ -16,7 +16,7 @@
 //! ```
 
 mod alphabeta;
-mod eval;
+pub mod eval;
 mod evaluator;
 mod greedy;
 mod player;
@@ -26,7 +26,7 @@ mod spec;
 mod uct;
 
 pub use alphabeta::AlphaBeta;
-pub use eval::{PIECE, WIN, WIN_BOUND, evaluate};
+pub use eval::{EvalKind, PIECE, WIN, WIN_BOUND, evaluate, evaluate_basic};
 pub use evaluator::{Evaluator, UniformEvaluator};
 pub use greedy::GreedyPlayer;
 pub use player::{Limits, Player, SearchInfo, history_of, mix_seed};

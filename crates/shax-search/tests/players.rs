@@ -316,3 +316,60 @@ fn alphabeta_beats_random_in_a_few_games() {
     }
     assert!(score >= 3.0, "alphabeta scored {score}/4 against random");
 }
+
+/// White slides g4-g7 to close a7 d7 g7, and the removal leaves Black two
+/// pieces: a win in one turn under every preset's rules.
+const WIN_IN_ONE: &str = "WW./.../.../....WW/.../BB./B.. w - 0,0 w -,- 0 0 30";
+
+/// Nine Men's Morris and shax-flying (plain board, a blocked side loses):
+/// Black's corners are stuck, its c5 can only go to c4, and White's b4-c4
+/// takes that square: Black, to move, has no move and loses.
+const BLOCKADE_IN_ONE: &str = "BWB/.../BW./WW...W/.../.../BWB w - 0,0 - -,- 0 0 40";
+
+#[test]
+fn forced_wins_are_found_in_every_preset_with_depth_and_node_budgets() {
+    for preset in Preset::ALL {
+        let rules = Rules::preset(preset);
+        let mut cases = vec![(WIN_IN_ONE, "g4-g7")];
+        if matches!(preset, Preset::NineMensMorris | Preset::ShaxFlying) {
+            cases.push((BLOCKADE_IN_ONE, "b4-c4"));
+        }
+        for (fen, want) in cases {
+            let pos = Position::from_fen(rules, fen).unwrap();
+            let hist = KeyHistory::new(&pos);
+            for spec in [
+                "alphabeta:depth=1",
+                "alphabeta:depth=4",
+                "alphabeta:nodes=2000",
+                "alphabeta:depth=3,eval=basic",
+            ] {
+                let mut p = build_player(spec).unwrap();
+                let a = p.choose(&pos, &hist, &Limits::NONE, 5).unwrap();
+                assert_eq!(a, want.parse().unwrap(), "{preset:?} {spec} {fen}");
+                let score = p.info().unwrap().score;
+                assert!(
+                    score >= shax_search::WIN_BOUND,
+                    "{preset:?} {spec}: {score}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn node_budgets_are_deterministic_for_a_seed() {
+    for preset in Preset::ALL {
+        let positions = random_positions(Rules::preset(preset), 12, 21);
+        for spec in ["alphabeta:nodes=3000", "alphabeta:nodes=3000,eval=basic"] {
+            for (pos, hist) in &positions {
+                let run = |seed| {
+                    let mut p = build_player(spec).unwrap();
+                    let a = p.choose(pos, hist, &Limits::NONE, seed);
+                    (a, p.info())
+                };
+                // The same action, depth, score and node count.
+                assert_eq!(run(7), run(7), "{preset:?} {spec}");
+            }
+        }
+    }
+}

@@ -1,20 +1,17 @@
-//! The static evaluation shared by `greedy` and `alphabeta`: material,
-//! mobility, complete, open and potential lines, pieces in hand, the threat of
-//! the player to act, and Shax's first-jare race.
+//! `eval=basic`: the evaluation of commit 67c7f3f, kept selectable so that
+//! the mill evaluation's gain alone is one `shax arena` run. Material,
+//! mobility as empty points next to one's pieces, complete, open and potential
+//! lines, pieces in hand, the threat of the player to act, and Shax's
+//! first-jare race.
 
 use shax_core::{Bitboard, Color, FullBoard, PlacementLines, Position, Task};
 
-/// A win at the root; a win found `ply` actions deep scores `WIN - ply`.
-pub const WIN: i32 = 30_000;
-/// Scores at or beyond this are wins or losses, not evaluations.
-pub const WIN_BOUND: i32 = WIN - 1_000;
-/// One piece.
-pub const PIECE: i32 = 100;
+use super::{PIECE, WIN_BOUND};
 
 /// The position's value for the player to act, in centi-pieces (one piece is
 /// [`PIECE`]); it never reaches [`WIN_BOUND`]. It does not look at the outcome:
 /// callers check for a finished game first.
-pub fn evaluate(pos: &Position) -> i32 {
+pub fn evaluate_basic(pos: &Position) -> i32 {
     let me = pos.to_act();
     let rules = pos.rules();
     let shax_race = rules.full_board == FullBoard::JareRemovals
@@ -49,7 +46,7 @@ pub fn evaluate(pos: &Position) -> i32 {
 }
 
 /// Lines `c` could complete with its next place or move (ignoring whose turn it is).
-fn completable(pos: &Position, c: Color) -> u32 {
+pub(super) fn completable(pos: &Position, c: Color) -> u32 {
     let geo = pos.rules().board.geometry();
     let own = pos.board(c);
     let empty = !pos.occupied();
@@ -153,11 +150,11 @@ mod tests {
     #[test]
     fn start_is_balanced_and_material_counts() {
         let pos = Position::new(Rules::default());
-        assert_eq!(evaluate(&pos), 0);
+        assert_eq!(evaluate_basic(&pos), 0);
         let fen = "WWW/.../.../B.B.../.../.../... b - 9,10 w -,- 0 0 5";
         let p = Position::from_fen(Rules::default(), fen).unwrap();
         assert!(
-            evaluate(&p) < 0,
+            evaluate_basic(&p) < 0,
             "black to act, white has a jare and more pieces"
         );
     }

@@ -1,0 +1,149 @@
+//! The mill evaluation's terms on hand-built positions.
+
+use super::*;
+use shax_core::{Preset, Rules};
+
+fn pos(preset: Preset, fen: &str) -> Position {
+    Position::from_fen(Rules::preset(preset), fen).unwrap()
+}
+
+#[test]
+fn start_is_balanced() {
+    for p in Preset::ALL {
+        assert_eq!(evaluate(&Position::new(Rules::preset(p))), 0, "{p:?}");
+    }
+}
+
+/// Five pieces each, Nine Men's Morris, White to move. Black's corners a7 g7
+/// g1 a1 are stuck between White's d7 g4 d1 a4; Black's c5 has one move
+/// (c4), d5 being White's. Black is one move from a blockade, which loses.
+const NEAR_BLOCKADE: &str = "BWB/.../BW./W....W/.../.../BWB w - 0,0 - -,- 0 0 40";
+
+#[test]
+fn a_side_one_move_from_blockade_is_worth_more_than_a_piece_less() {
+    let p = pos(Preset::NineMensMorris, NEAR_BLOCKADE);
+    assert_eq!(p.pieces(Color::White), p.pieces(Color::Black));
+    let w = weights_for(p.rules());
+    let geo = p.rules().board.geometry();
+    let empty = !p.occupied();
+    let black = mobility(geo, p.board(Color::Black), empty, false, false, w);
+    // One move, four stuck pieces, and the near-blockade term.
+    assert_eq!(black, w.mob + 4 * w.stuck + w.block[1]);
+    assert!(
+        evaluate(&p) > PIECE,
+        "mill evaluation {} should see the blockade coming",
+        evaluate(&p)
+    );
+    // Today's evaluation weighs it at a fraction of a piece.
+    assert!(evaluate_basic(&p) < PIECE / 2, "{}", evaluate_basic(&p));
+}
+
+#[test]
+fn blockade_terms_are_mild_in_shax_where_the_blocked_side_is_freed() {
+    let nmm = pos(Preset::NineMensMorris, NEAR_BLOCKADE);
+    let shax = pos(Preset::Shax, NEAR_BLOCKADE);
+    assert!(evaluate(&shax) < evaluate(&nmm));
+}
+
+/// White's mill a7 d7 g7; d6 empty, so d7 can step out and back.
+const OPEN_MILL: &str = "WWW/.../.../B....B/.../BW./B.W w - 0,0 - -,- 0 0 40";
+/// The same mill with every exit taken by Black.
+const SHUT_MILL: &str = "WWW/.B./.../B....B/.../.W./B.W w - 0,0 - -,- 0 0 40";
+
+#[test]
+fn a_mill_that_can_open_and_close_counts_more_than_a_shut_one() {
+    let open = pos(Preset::NineMensMorris, OPEN_MILL);
+    let shut = pos(Preset::NineMensMorris, SHUT_MILL);
+    let w = weights_for(open.rules());
+    let (lo, ls) = (lines(&open, Color::White, w), lines(&shut, Color::White, w));
+    assert_eq!(lo - ls, w.mill_open, "open {lo}, shut {ls}");
+}
+
+#[test]
+fn a_ready_open_line_counts_more_than_one_nobody_can_close() {
+    // White b6 f6 with d6 empty; d7 (White) can slide into d6: ready, and
+    // no Black piece reaches d6. (d2 and e4 keep White off three pieces.)
+    let ready = pos(
+        Preset::NineMensMorris,
+        ".W./W.W/.../B..W.B/.../.W./B.B w - 0,0 - -,- 0 0 40",
+    );
+    // The same line with d7 empty: no White piece reaches d6 (and d7 no
+    // longer stands alone on two lines).
+    let idle = pos(
+        Preset::NineMensMorris,
+        ".../W.W/.../B..W.B/.../.W./B.B w - 0,0 - -,- 0 0 40",
+    );
+    let w = weights_for(ready.rules());
+    assert_eq!(
+        lines(&ready, Color::White, w) - lines(&idle, Color::White, w),
+        w.two_ready + w.two_unguarded - w.two + 2 * w.one
+    );
+}
+
+#[test]
+fn a_double_mill_swing_is_found_and_valued() {
+    // Mill a7 d7 g7, and b6 f6 with d6 empty: d7-d6 closes b6 d6 f6, d6-d7
+    // closes the top row again.
+    let swing = pos(
+        Preset::NineMensMorris,
+        "WWW/W.W/.../B....B/.../.B./B.B w - 0,0 - -,- 0 0 40",
+    );
+    let geo = swing.rules().board.geometry();
+    let empty = !swing.occupied();
+    assert_eq!(swings(geo, swing.board(Color::White), empty), 1);
+    assert_eq!(swings(geo, swing.board(Color::Black), empty), 0);
+    // Black on d6 stops it.
+    let stopped = pos(
+        Preset::NineMensMorris,
+        "WWW/WBW/.../B....B/.../.../B.B w - 0,0 - -,- 0 0 40",
+    );
+    let empty = !stopped.occupied();
+    assert_eq!(swings(geo, stopped.board(Color::White), empty), 0);
+    assert!(evaluate(&swing) > evaluate(&stopped) + weights_for(swing.rules()).swing / 2);
+}
+
+/// A full Shax board, symmetric under a quarter turn with the colours
+/// swapped; White made the first jare and removes first, then Black.
+const SHAX_FULL: &str = "WWB/WBB/WWB/BWBBWB/BWW/BBW/BWW w x1+ 0,0 w -,- 0 0 24";
+
+#[test]
+fn shax_full_board_credits_the_jare_and_nets_the_two_removals() {
+    let p = pos(Preset::Shax, SHAX_FULL);
+    assert_eq!(p.task(), Task::Remove);
+    assert!(p.opening_reply());
+    // Everything but the jare is symmetric, and White's removal is answered
+    // by Black's: the value is the jare.
+    assert_eq!(evaluate(&p), weights_for(p.rules()).jare);
+    // After White's removal Black is a piece down but owes a removal: even,
+    // give or take the jare and the hole.
+    let mut after = p;
+    let a = after.legal_actions()[0];
+    after.play_unchecked(a);
+    assert_eq!(after.to_act(), Color::Black);
+    assert_eq!(after.task(), Task::Remove);
+    assert!(!after.opening_reply());
+    assert!(evaluate(&after).abs() < PIECE / 2, "{}", evaluate(&after));
+}
+
+#[test]
+fn a_draw_counter_about_to_run_out_fades_the_score() {
+    let base = "WWW/.../.../B....B/.../BW./B.W w - 0,0 - -,- 0 0 40";
+    let fresh = pos(Preset::NineMensMorris, base);
+    let late = pos(
+        Preset::NineMensMorris,
+        &base.replace(" 0 0 40", " 48 0 140"),
+    );
+    assert!(evaluate(&fresh) > 0);
+    assert!(evaluate(&late).abs() < evaluate(&fresh).abs() / 2);
+}
+
+#[test]
+fn eval_kinds_select_the_evaluations() {
+    let p = pos(Preset::NineMensMorris, NEAR_BLOCKADE);
+    assert_eq!(EvalKind::Mill.evaluate(&p), evaluate(&p));
+    assert_eq!(EvalKind::Basic.evaluate(&p), evaluate_basic(&p));
+    for k in [EvalKind::Mill, EvalKind::Basic] {
+        assert_eq!(EvalKind::from_name(k.name()), Some(k));
+    }
+    assert_eq!(EvalKind::from_name("fancy"), None);
+}
