@@ -1,4 +1,4 @@
-//! The rules of Shax and the rest of the mill family (`RULES.md`): bitboards,
+//! The rules of Shax and the rest of the mill family (`docs/RULES.md`): bitboards,
 //! legal actions, play, every draw rule, position strings, notation, perft,
 //! the 16 board symmetries and the action <-> policy-index map.
 //!

@@ -298,7 +298,7 @@ impl Position {
 
     /// The repetition key: board, player to act, what they must do, pieces in
     /// hand and removals owed. Draw counters, the first jare and the
-    /// no-return restriction are not part of it (`RULES.md`).
+    /// no-return restriction are not part of it (`docs/RULES.md`).
     #[inline]
     pub fn key(&self) -> u64 {
         let mut k = self.hash;

@@ -10,7 +10,7 @@ use serde::Deserialize;
 
 use crate::board::BoardKind;
 
-/// The four rule sets of `RULES.md`.
+/// The four rule sets of `docs/RULES.md`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Preset {
     /// Shax, the Somali game (seed 000): the default.
@@ -157,7 +157,7 @@ impl Default for Rules {
 }
 
 impl Rules {
-    /// The rules of a preset, exactly as in `RULES.md`.
+    /// The rules of a preset, exactly as in `docs/RULES.md`.
     pub const fn preset(preset: Preset) -> Rules {
         let base = Rules {
             preset,
@@ -208,7 +208,7 @@ impl Rules {
         }
     }
 
-    /// Parses a rules file: `preset = "<name>"` plus any option keys of `RULES.md`.
+    /// Parses a rules file: `preset = "<name>"` plus any option keys of `docs/RULES.md`.
     ///
     /// # Errors
     ///
@@ -290,7 +290,7 @@ impl Rules {
         self.flying != 0 && pieces <= self.flying as u32
     }
 
-    /// Checks every numeric option against its range in `RULES.md`.
+    /// Checks every numeric option against its range in `docs/RULES.md`.
     ///
     /// The fields are public for convenience; rules built or changed by hand
     /// must pass this check before a [`Position`](crate::Position) uses them.

@@ -1,4 +1,4 @@
-//! Each rule of `RULES.md` in its own named test, on constructed positions.
+//! Each rule of `docs/RULES.md` in its own named test, on constructed positions.
 //!
 //! Positions are built from lists of points with [`setup`], which writes a
 //! position string (see `shax_core::fen`).

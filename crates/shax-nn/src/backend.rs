@@ -3,7 +3,7 @@
 //! Burn 0.22 chooses the backend at run time through a [`Device`]. On the CPU
 //! this crate uses the `flex` backend with its AVX-512 kernels (`x86-v4`, picked
 //! at run time, AVX2 otherwise): on the 2-core development machine it beat
-//! `ndarray` 2 to 12 times and OpenBLAS too (`shared/BURN-NOTES.md`). The
+//! `ndarray` 2 to 12 times and OpenBLAS too (`docs/BACKENDS.md`). The
 //! `wgpu` cargo feature adds a GPU backend.
 
 use std::fmt;

@@ -2,7 +2,7 @@
 //!
 //! On this machine the fastest arrangement was one worker per core, each with
 //! its own copy of the model, inference on the calling thread, batches of 16 to
-//! 64 (`shared/BURN-NOTES.md`). [`NetWeights`] is the cheap, `Send + Sync`
+//! 64 (`docs/BACKENDS.md`). [`NetWeights`] is the cheap, `Send + Sync`
 //! handle to share: each worker thread calls [`NetWeights::evaluator`] once.
 //!
 //! Burn's `flex` backend runs a matrix product above 192^3 multiply-adds on

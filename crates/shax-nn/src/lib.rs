@@ -10,7 +10,8 @@
 //! - [`save_checkpoint`], [`load_checkpoint`], [`load_weights`],
 //!   [`init_checkpoint`]: the record plus a metadata file checked on load.
 //! - [`Backend`]: the one place the Burn backend is chosen (CPU `flex` by
-//!   default, `wgpu` behind the cargo feature of that name).
+//!   default, `wgpu` behind the cargo feature of that name; backends and
+//!   threading are described in `docs/BACKENDS.md`).
 //! - [`bench_nn`]: evaluations per second against the matmul peak.
 //! - [`registry`] / [`register_net`]: the `net:<checkpoint>,sims=N` player
 //!   kind beside the classic players, weights loaded once per path.
