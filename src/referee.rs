@@ -256,7 +256,7 @@ pub fn referee_game(
 /// The answered text as one of the referee's legal actions.
 fn check(game: &Game, text: String) -> Result<Action, Fault> {
     let a: Action = text.parse().map_err(|_| Fault::Garbage(text.clone()))?;
-    if game.legal_actions().iter().any(|&l| l == a) {
+    if game.legal_actions().contains(&a) {
         Ok(a)
     } else {
         Err(Fault::Illegal(text))

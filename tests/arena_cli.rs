@@ -1,19 +1,8 @@
 //! End-to-end tests of `shax arena`, `shax ladder` and `shax bench uct`:
 //! machine-readable output and exit code 2 on bad input.
 
-use std::process::Command;
-
-fn shax(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_shax"))
-        .args(args)
-        .output()
-        .expect("run shax");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+mod common;
+use common::shax;
 
 fn tmp(name: &str) -> String {
     let dir = std::env::temp_dir().join(format!("shax-arena-cli-{}", std::process::id()));

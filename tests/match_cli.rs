@@ -2,19 +2,8 @@
 //! fake engines (small shell scripts) that play an illegal action, answer
 //! garbage, hang, die, or cannot start.
 
-use std::process::Command;
-
-fn shax(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_shax"))
-        .args(args)
-        .output()
-        .expect("run shax");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+mod common;
+use common::shax;
 
 fn tmp(name: &str) -> String {
     let dir = std::env::temp_dir().join(format!("shax-match-cli-{}", std::process::id()));

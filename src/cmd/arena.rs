@@ -85,30 +85,44 @@ fn line(name: &str, s: &ColorStats) {
     );
 }
 
+/// The lines every match report shares: A's results by colour and in
+/// total, the score with its Elo and interval, how the games ended.
+pub fn print_results(
+    white: &ColorStats,
+    black: &ColorStats,
+    score: f64,
+    (elo, low, high): (f64, f64, f64),
+    reasons: &std::collections::BTreeMap<String, u64>,
+) {
+    line("A as white", white);
+    line("A as black", black);
+    let total = ColorStats {
+        games: white.games + black.games,
+        wins: white.wins + black.wins,
+        draws: white.draws + black.draws,
+        losses: white.losses + black.losses,
+    };
+    line("A total", &total);
+    println!(
+        "  score of A {score:.3} ({:.1}%)   Elo {elo:+.0}  [95%: {low:+.0}, {high:+.0}]",
+        100.0 * score
+    );
+    let reasons: Vec<String> = reasons.iter().map(|(k, v)| format!("{k} {v}")).collect();
+    println!("  endings: {}", reasons.join(", "));
+}
+
 fn report(r: &ArenaResult) {
     println!(
         "arena: A = {}  vs  B = {}   rules {}, {} games, {} threads, seed {}, {} random opening actions",
         r.a, r.b, r.rules, r.games, r.threads, r.seed, r.opening_plies
     );
-    line("A as white", &r.a_white);
-    line("A as black", &r.a_black);
-    let total = ColorStats {
-        games: r.games,
-        wins: r.a_wins,
-        draws: r.draws,
-        losses: r.b_wins,
-    };
-    line("A total", &total);
-    println!(
-        "  score of A {:.3} ({:.1}%)   Elo {:+.0}  [95%: {:+.0}, {:+.0}]",
+    print_results(
+        &r.a_white,
+        &r.a_black,
         r.score,
-        100.0 * r.score,
-        r.elo,
-        r.elo_low,
-        r.elo_high
+        (r.elo, r.elo_low, r.elo_high),
+        &r.reasons,
     );
-    let reasons: Vec<String> = r.reasons.iter().map(|(k, v)| format!("{k} {v}")).collect();
-    println!("  endings: {}", reasons.join(", "));
     println!(
         "  {:.1} actions/game, {:.2} s, {:.2} games/s",
         r.actions_per_game, r.seconds, r.games_per_sec

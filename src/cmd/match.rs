@@ -13,7 +13,7 @@ use anyhow::{Context, bail};
 use serde::Serialize;
 use shax_core::{Color, Rules};
 use shax_train::elo::elo_interval;
-use shax_train::{ColorStats, GameRecord, ThinkStats, openings, write_records};
+use shax_train::{ColorStats, GameRecord, GameResult, ThinkStats, openings, write_records};
 
 use super::progress::with_progress;
 use crate::referee::{Engine, EngineSpec, Refereed, referee_game};
@@ -282,7 +282,7 @@ fn worker(
         if i >= s.games {
             break;
         }
-        let a_white = i % 2 == 0;
+        let a_white = i.is_multiple_of(2);
         let (w, b) = if a_white {
             (&mut ea, &mut eb)
         } else {
@@ -310,7 +310,7 @@ fn worker(
 
 /// A's value of game `i` (1, 0.5 or 0) from its outcome or fault.
 fn a_value(i: usize, g: &Refereed) -> f64 {
-    let a_color = if i % 2 == 0 {
+    let a_color = if i.is_multiple_of(2) {
         Color::White
     } else {
         Color::Black
@@ -360,6 +360,43 @@ fn think(t: (u64, f64, f64)) -> ThinkStats {
     }
 }
 
+/// Game `i`'s record (a forfeit is recorded as a loss of the engine at
+/// fault, and listed in `r`), and its winner.
+fn record(
+    s: &Setup,
+    args: &Args,
+    r: &mut MatchResult,
+    i: usize,
+    g: &Refereed,
+    (an, bn): (&str, &str),
+) -> (GameRecord, Option<Color>) {
+    let a_color = if i.is_multiple_of(2) {
+        Color::White
+    } else {
+        Color::Black
+    };
+    let (white, black) = if a_color == Color::White {
+        (an, bn)
+    } else {
+        (bn, an)
+    };
+    let opening = s.lines[i / 2].len().min(g.game.len());
+    let mut rec = GameRecord::new(&g.game, opening, white, black, args.seed);
+    let Some((side, f)) = &g.fault else {
+        return (rec, g.game.outcome().and_then(|o| o.winner));
+    };
+    rec.winner = side.opponent().name().to_string();
+    rec.reason = f.reason().to_string();
+    r.forfeits.push(Forfeit {
+        game: i,
+        engine: if *side == a_color { "A" } else { "B" }.to_string(),
+        color: side.name().to_string(),
+        reason: f.reason().to_string(),
+        detail: f.to_string(),
+    });
+    (rec, Some(side.opponent()))
+}
+
 /// Tallies the games from A's side and builds their records.
 fn summarize(
     s: &Setup,
@@ -397,46 +434,30 @@ fn summarize(
     let mut records = Vec::with_capacity(played.len());
     let mut actions = 0;
     for (i, g) in played.into_iter().enumerate() {
-        let a_white = i % 2 == 0;
-        let a_color = if a_white { Color::White } else { Color::Black };
-        let (wn, bn2) = if a_white { (&an, &bn) } else { (&bn, &an) };
-        let opening = s.lines[i / 2].len().min(g.game.len());
-        let mut rec = GameRecord::new(&g.game, opening, wn, bn2, args.seed);
-        if let Some((side, f)) = &g.fault {
-            rec.winner = side.opponent().name().to_string();
-            rec.reason = f.reason().to_string();
-            r.forfeits.push(Forfeit {
-                game: i,
-                engine: if *side == a_color { "A" } else { "B" }.to_string(),
-                color: side.name().to_string(),
-                reason: f.reason().to_string(),
-                detail: f.to_string(),
-            });
-        }
+        let a_color = if i.is_multiple_of(2) {
+            Color::White
+        } else {
+            Color::Black
+        };
         for (acc, c) in [(&mut at, a_color), (&mut bt, a_color.opponent())] {
             let t = g.think[c.index()];
             *acc = (acc.0 + t.0, acc.1 + t.1, f64::max(acc.2, t.2));
         }
-        let stats = if a_white {
-            &mut r.a_white
-        } else {
-            &mut r.a_black
-        };
-        stats.games += 1;
-        if rec.winner == "none" {
-            stats.draws += 1;
-            r.draws += 1;
-        } else if rec.winner == a_color.name() {
-            stats.wins += 1;
-            r.a_wins += 1;
-        } else {
-            stats.losses += 1;
-            r.b_wins += 1;
+        let (rec, winner) = record(s, args, &mut r, i, &g, (&an, &bn));
+        let result = GameResult::of(winner, a_color);
+        match a_color {
+            Color::White => r.a_white.add(result),
+            Color::Black => r.a_black.add(result),
         }
         *r.reasons.entry(rec.reason.clone()).or_insert(0) += 1;
         actions += g.game.len();
         records.push(rec);
     }
+    (r.a_wins, r.draws, r.b_wins) = (
+        r.a_white.wins + r.a_black.wins,
+        r.a_white.draws + r.a_black.draws,
+        r.a_white.losses + r.a_black.losses,
+    );
     r.a_think = think(at);
     r.b_think = think(bt);
     r.actions_per_game = actions as f64 / r.games.max(1) as f64;
@@ -446,36 +467,17 @@ fn summarize(
     (r, records)
 }
 
-fn line(name: &str, s: &ColorStats) {
-    println!(
-        "  {name:<11} {:>5} games   W {:>5}   D {:>5}   L {:>5}",
-        s.games, s.wins, s.draws, s.losses
-    );
-}
-
 fn report(r: &MatchResult) {
     println!("match: rules {}, {} games, '{}'", r.rules, r.games, r.go);
     println!("  A = {}", r.a);
     println!("  B = {}", r.b);
-    line("A as white", &r.a_white);
-    line("A as black", &r.a_black);
-    let total = ColorStats {
-        games: r.games,
-        wins: r.a_wins,
-        draws: r.draws,
-        losses: r.b_wins,
-    };
-    line("A total", &total);
-    println!(
-        "  score of A {:.3} ({:.1}%)   Elo {:+.0}  [95%: {:+.0}, {:+.0}]",
+    super::arena::print_results(
+        &r.a_white,
+        &r.a_black,
         r.score,
-        100.0 * r.score,
-        r.elo,
-        r.elo_low,
-        r.elo_high
+        (r.elo, r.elo_low, r.elo_high),
+        &r.reasons,
     );
-    let reasons: Vec<String> = r.reasons.iter().map(|(k, v)| format!("{k} {v}")).collect();
-    println!("  endings: {}", reasons.join(", "));
     for f in &r.forfeits {
         println!(
             "  game {}: engine {} ({}) {}",

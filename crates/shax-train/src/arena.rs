@@ -105,7 +105,7 @@ pub struct ColorStats {
 
 impl ColorStats {
     /// Counts one game of A's with this colour.
-    fn add(&mut self, result: GameResult) {
+    pub fn add(&mut self, result: GameResult) {
         self.games += 1;
         match result {
             GameResult::Win => self.wins += 1,

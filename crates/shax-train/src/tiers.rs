@@ -331,13 +331,7 @@ struct Referee<'a> {
 }
 
 impl Matches for Referee<'_> {
-    fn play(
-        &mut self,
-        upper: usize,
-        lower: usize,
-        games: u32,
-        salt: u64,
-    ) -> Result<Tally, TiersError> {
+    fn play(&mut self, (upper, lower): (usize, usize), games: u32, salt: u64) -> Played {
         let acfg = ArenaConfig {
             games,
             threads: self.cfg.threads,
@@ -550,6 +544,9 @@ fn miss(score: f64, band: (f64, f64)) -> f64 {
     (band.0 - score).max(score - band.1).max(0.0)
 }
 
+/// A match's tally, or why it could not be played.
+type Played = Result<Tally, TiersError>;
+
 /// `tally` (a screen) made up to a full match of `games` games.
 fn complete(
     m: &mut dyn Matches,
@@ -562,7 +559,7 @@ fn complete(
     if tally.games >= games {
         return Ok(tally);
     }
-    Ok(tally + m.play(upper, lower, (games - tally.games) as u32, salt)?)
+    Ok(tally + m.play((upper, lower), (games - tally.games) as u32, salt)?)
 }
 
 /// What the refinement asks of the world: play a match between two pool
@@ -571,8 +568,7 @@ trait Matches {
     /// Plays `upper` (the stronger tier) against `lower`.
     fn play(
         &mut self,
-        upper: usize,
-        lower: usize,
+        upper_lower: (usize, usize),
         games: u32,
         salt: u64,
     ) -> Result<Tally, TiersError>;
@@ -656,7 +652,7 @@ fn place_below(
     let mut best: Option<(f64, bool, usize, Tally)> = None;
     for t in 0..r.tries.max(1) {
         let salt = ((k as u64) << 40) ^ ((t as u64) << 20);
-        let mut tally = m.play(upper, p, r.screen.min(r.games), salt)?;
+        let mut tally = m.play((upper, p), r.screen.min(r.games), salt)?;
         if miss(tally.score(), r.band) == 0.0 {
             tally = complete(m, upper, p, tally, games, salt ^ 1)?;
         }
@@ -744,13 +740,7 @@ mod tests {
     struct Simulated<'a>(&'a [f64]);
 
     impl Matches for Simulated<'_> {
-        fn play(
-            &mut self,
-            upper: usize,
-            lower: usize,
-            games: u32,
-            _: u64,
-        ) -> Result<Tally, TiersError> {
+        fn play(&mut self, (upper, lower): (usize, usize), games: u32, _: u64) -> Played {
             assert!(upper > lower, "the stronger tier plays the weaker");
             let elo = self.0;
             let e = 1.0 / (1.0 + 10f64.powf((elo[lower] - elo[upper]) / 400.0));
