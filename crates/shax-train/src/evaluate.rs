@@ -36,6 +36,16 @@ pub struct EvalResult {
     pub losses: u64,
     /// The network's score, 0 to 1.
     pub score: f64,
+    /// The network's Elo over the opponent in this match, with its 95%
+    /// interval (absent from lines written before they were logged).
+    #[serde(default)]
+    pub elo: f64,
+    /// Lower end of the interval.
+    #[serde(default)]
+    pub elo_low: f64,
+    /// Upper end of the interval.
+    #[serde(default)]
+    pub elo_high: f64,
 }
 
 /// One line of `elo.jsonl`.
@@ -56,6 +66,9 @@ pub struct EloLine {
     /// The best checkpoint's step after this evaluation (gating).
     pub best_step: u64,
 }
+
+/// Mixed into the run's seed for the evaluations' openings.
+const EVAL_SEED: u64 = 0x6576_616c; // "eval"
 
 /// The name of the checkpoint of `step` on the run's ladder.
 pub fn ladder_name(step: u64) -> String {
@@ -158,7 +171,16 @@ pub(crate) fn evaluate(
     let scores: Vec<String> = line
         .results
         .iter()
-        .map(|r| format!("{} {:.0}%", r.opponent, 100.0 * r.score))
+        .map(|r| {
+            format!(
+                "{} {:.0}% (Elo {:+.0} [{:+.0}, {:+.0}])",
+                r.opponent,
+                100.0 * r.score,
+                r.elo,
+                r.elo_low,
+                r.elo_high
+            )
+        })
         .collect();
     log.line(&format!(
         "eval step {step}: Elo {:.0} [{:.0}, {:.0}] | {} | best step-{best_step} | {:.0}s",
@@ -189,11 +211,13 @@ fn play_matches(
         opponents.push((b.clone(), b.clone(), false));
     }
     let mut results = Vec::new();
-    for (i, (name, spec, vs_best)) in opponents.into_iter().enumerate() {
+    for (name, spec, vs_best) in opponents {
         let a = ArenaConfig {
             games: cfg.eval.games,
             threads: cfg.eval.threads,
-            seed: mix_seed(cfg.run.seed, step * 64 + i as u64),
+            // One set of openings (and game seeds) for every evaluation of the
+            // run, against every opponent: scores differ by the networks only.
+            seed: mix_seed(cfg.run.seed, EVAL_SEED),
             opening_plies: cfg.eval.opening_plies,
             limits: Limits::NONE,
             ..ArenaConfig::new(cfg.rules, &player, &spec)
@@ -207,6 +231,9 @@ fn play_matches(
             draws: r.draws,
             losses: r.b_wins,
             score: r.score,
+            elo: r.elo,
+            elo_low: r.elo_low,
+            elo_high: r.elo_high,
         });
     }
     Ok(results)

@@ -138,6 +138,9 @@ fn resume_after_a_kill_loses_nothing() {
     let steps: Vec<u64> = elo.iter().map(|l| l.step).collect();
     assert_eq!(steps, [20, 40]);
     assert!(elo[1].results.iter().any(|r| r.vs_best && r.games == 2));
+    for r in elo.iter().flat_map(|l| &l.results) {
+        assert!(r.elo_low <= r.elo && r.elo <= r.elo_high, "{r:?}");
+    }
     let mut evals: Vec<i64> = tb["eval/elo"].iter().map(|&(s, _)| s).collect();
     evals.sort();
     assert_eq!(evals, [20, 40]);
