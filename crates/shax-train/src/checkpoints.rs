@@ -25,6 +25,10 @@ pub struct TrainState {
     pub step: u64,
     /// Wall-clock seconds of the run so far (over all resumes).
     pub elapsed_secs: f64,
+    /// CPU seconds of the trainer's process so far (over all resumes; self-play
+    /// in other processes not counted). 0 in states written before it was kept.
+    #[serde(default)]
+    pub cpu_secs: f64,
     /// Training samples drawn so far.
     pub samples_trained: u64,
     /// The TensorBoard scalars of this step (written again on resume if missing).

@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use shax_search::{Limits, mix_seed};
 
 use crate::arena::{ArenaConfig, run_arena};
+use crate::checkpoints::TrainState;
 use crate::config::TrainConfig;
 use crate::elo::Results;
 use crate::paths::RunPaths;
@@ -65,6 +66,13 @@ pub struct EloLine {
     pub results: Vec<EvalResult>,
     /// The best checkpoint's step after this evaluation (gating).
     pub best_step: u64,
+    /// Wall-clock hours of the run when the checkpoint was written.
+    #[serde(default)]
+    pub hours: f64,
+    /// CPU hours of the trainer's process by then (compare runs on a shared
+    /// machine by these).
+    #[serde(default)]
+    pub cpu_hours: f64,
 }
 
 /// Mixed into the run's seed for the evaluations' openings.
@@ -139,10 +147,11 @@ fn net_spec(cfg: &TrainConfig, net: &std::path::Path) -> String {
 pub(crate) fn evaluate(
     paths: &RunPaths,
     cfg: &TrainConfig,
-    step: u64,
+    state: &TrainState,
     tb: &mut TbWriter,
     log: &mut Log,
 ) -> Result<EloLine, RunError> {
+    let step = state.step;
     let t = Instant::now();
     let best = read_best(paths).filter(|(s, _)| *s != step);
     let results = play_matches(paths, cfg, step, best.as_ref())?;
@@ -164,6 +173,8 @@ pub(crate) fn evaluate(
         elo_high: 0.0,
         results,
         best_step,
+        hours: state.elapsed_secs / 3600.0,
+        cpu_hours: state.cpu_secs / 3600.0,
     };
     (line.elo, line.elo_low, line.elo_high) = refit(&read_elo(paths), &line);
     append_elo(paths, &line)?;

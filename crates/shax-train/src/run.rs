@@ -217,6 +217,9 @@ struct Run<'a> {
     resumed: bool,
     started: Instant,
     base_elapsed: f64,
+    /// CPU seconds of the run before this call, and of the process when it began.
+    base_cpu: f64,
+    cpu_at_start: f64,
     interval_start: Instant,
     summary: TrainSummary,
     /// Positions gathered and their seconds; samples trained and theirs.
@@ -269,6 +272,8 @@ impl<'a> Run<'a> {
                 ..TrainSummary::default()
             },
             base_elapsed: state.elapsed_secs,
+            base_cpu: state.cpu_secs,
+            cpu_at_start: process_cpu_secs(),
             paths,
             cfg,
             trainer,
@@ -291,7 +296,13 @@ impl<'a> Run<'a> {
     fn evaluate_missed(&mut self) -> Result<(), RunError> {
         let step = self.state.step;
         if self.resumed && eval_due(&self.cfg, step) && !elo_has_step(&self.paths, step) {
-            evaluate(&self.paths, &self.cfg, step, &mut self.tb, &mut self.log)?;
+            evaluate(
+                &self.paths,
+                &self.cfg,
+                &self.state,
+                &mut self.tb,
+                &mut self.log,
+            )?;
             self.summary.evaluations += 1;
         }
         Ok(())
@@ -314,6 +325,11 @@ impl<'a> Run<'a> {
     /// Wall-clock seconds of the run so far, over all resumes.
     fn elapsed(&self) -> f64 {
         self.base_elapsed + self.started.elapsed().as_secs_f64()
+    }
+
+    /// CPU seconds of the trainer's process over the run so far, over all resumes.
+    fn cpu(&self) -> f64 {
+        self.base_cpu + (process_cpu_secs() - self.cpu_at_start).max(0.0)
     }
 
     /// The step the next interval trains to.
@@ -447,11 +463,14 @@ impl<'a> Run<'a> {
         self.rates.1 += gather_secs;
         self.rates.2 += l.steps * batch;
         self.rates.3 += l.seconds;
-        let scalars = interval_scalars(fresh, gather_secs, l, batch, self.window.len());
+        let (elapsed, cpu) = (self.elapsed(), self.cpu());
+        let window = self.window.len();
+        let scalars = interval_scalars(fresh, gather_secs, l, (batch, window), (elapsed, cpu));
         self.state = TrainState {
             version: STATE_VERSION,
             step: self.trainer.step,
-            elapsed_secs: self.elapsed(),
+            elapsed_secs: elapsed,
+            cpu_secs: cpu,
             samples_trained: self.state.samples_trained + l.steps * batch,
             scalars,
             value_predictions: l.predictions.clone(),
@@ -480,7 +499,7 @@ impl<'a> Run<'a> {
             evaluate(
                 &self.paths,
                 &self.cfg,
-                self.trainer.step,
+                &self.state,
                 &mut self.tb,
                 &mut self.log,
             )?;
@@ -504,6 +523,25 @@ impl<'a> Run<'a> {
         );
         self.log.line(&line);
         self.summary
+    }
+}
+
+/// CPU seconds (user + system, every thread) of this process so far, from
+/// `/proc/self/stat` (in USER_HZ = 100 ticks a second); 0 where there is no
+/// such file.
+fn process_cpu_secs() -> f64 {
+    let Ok(stat) = fs::read_to_string("/proc/self/stat") else {
+        return 0.0;
+    };
+    // After the command name in parentheses: state is field 3, utime 14, stime 15.
+    let Some((_, rest)) = stat.rsplit_once(')') else {
+        return 0.0;
+    };
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let ticks = |i: usize| fields.get(i).and_then(|f| f.parse::<f64>().ok());
+    match (ticks(11), ticks(12)) {
+        (Some(u), Some(s)) => (u + s) / 100.0,
+        _ => 0.0,
     }
 }
 
@@ -585,8 +623,8 @@ fn interval_scalars(
     fresh: &Fresh,
     gather_secs: f64,
     l: &Losses,
-    batch: u64,
-    window: u64,
+    (batch, window): (u64, u64),
+    (elapsed, cpu): (f64, f64),
 ) -> BTreeMap<String, f32> {
     let f = &fresh.stats;
     let games = f.games.max(1) as f64;
@@ -610,6 +648,8 @@ fn interval_scalars(
         ("selfplay/outcome_black", f.black as f64 / games),
         ("selfplay/outcome_draw", f.draws as f64 / games),
         ("buffer/positions", window as f64),
+        ("run/hours", elapsed / 3600.0),
+        ("run/cpu_hours", cpu / 3600.0),
     ];
     values
         .into_iter()
@@ -674,7 +714,7 @@ mod tests {
             seconds: 1.0,
             predictions: Vec::new(),
         };
-        let mut tags: Vec<String> = interval_scalars(&fresh, 1.0, &l, 8, 0)
+        let mut tags: Vec<String> = interval_scalars(&fresh, 1.0, &l, (8, 0), (0.0, 0.0))
             .into_keys()
             .collect();
         tags.push(crate::tb::VALUE_HISTOGRAM.to_string());
@@ -682,5 +722,21 @@ mod tests {
         let mut want: Vec<String> = crate::tb::TRAINING_TAGS.map(String::from).to_vec();
         want.sort();
         assert_eq!(tags, want);
+    }
+
+    #[test]
+    fn the_process_cpu_time_grows_with_work() {
+        let before = process_cpu_secs();
+        let t = Instant::now();
+        let mut x = 0u64;
+        while t.elapsed().as_millis() < 300 {
+            x = std::hint::black_box(x.wrapping_mul(6364136223846793005).wrapping_add(1));
+        }
+        let after = process_cpu_secs();
+        if std::path::Path::new("/proc/self/stat").exists() {
+            assert!(after >= before + 0.1, "{before} -> {after}");
+        } else {
+            assert_eq!(after, 0.0);
+        }
     }
 }

@@ -16,7 +16,7 @@ pub const VALUE_HISTOGRAM: &str = "train/value_predictions";
 
 /// Every tag a run writes at each checkpoint (the scalars, then the
 /// histogram); evaluations add `eval/elo` and `eval/score_vs_<opponent>`.
-pub const TRAINING_TAGS: [&str; 14] = [
+pub const TRAINING_TAGS: [&str; 16] = [
     "loss/policy",
     "loss/value",
     "loss/total",
@@ -30,6 +30,8 @@ pub const TRAINING_TAGS: [&str; 14] = [
     "selfplay/outcome_black",
     "selfplay/outcome_draw",
     "buffer/positions",
+    "run/hours",
+    "run/cpu_hours",
     VALUE_HISTOGRAM,
 ];
 

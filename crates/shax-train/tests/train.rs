@@ -138,6 +138,9 @@ fn resume_after_a_kill_loses_nothing() {
     let steps: Vec<u64> = elo.iter().map(|l| l.step).collect();
     assert_eq!(steps, [20, 40]);
     assert!(elo[1].results.iter().any(|r| r.vs_best && r.games == 2));
+    // The run's clock, summed over the resume: wall-clock and CPU hours.
+    assert!(elo[1].hours > elo[0].hours && elo[1].cpu_hours > elo[0].cpu_hours);
+    assert!(elo[0].cpu_hours > 0.0, "{:?}", elo[0]);
     for r in elo.iter().flat_map(|l| &l.results) {
         assert!(r.elo_low <= r.elo && r.elo <= r.elo_high, "{r:?}");
     }
