@@ -46,6 +46,8 @@ enum Command {
     Selfplay(cmd::train::SelfPlayArgs),
     /// Describe a run directory (config, steps, newest Elo, files) or a checkpoint.
     Inspect(cmd::train::InspectArgs),
+    /// Several runs' evaluations side by side, by the trainer's CPU (or wall-clock) hours.
+    Compare(cmd::compare::Args),
     /// Print the games of a shard in notation, with their results.
     Replay(cmd::train::ReplayArgs),
     /// Play a game in the terminal against a difficulty tier or any player.
@@ -66,6 +68,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Train(args) => cmd::train::train_cmd(args),
         Command::Selfplay(args) => cmd::train::selfplay_cmd(args),
         Command::Inspect(args) => cmd::train::inspect_cmd(args),
+        Command::Compare(args) => cmd::compare::run(args),
         Command::Replay(args) => cmd::train::replay_cmd(args),
         Command::Play(args) => cmd::play::run(args),
         Command::Tiers(args) => cmd::tiers::run(args),

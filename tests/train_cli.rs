@@ -1,7 +1,8 @@
 //! End-to-end tests of `shax train` (configs/smoke.toml), `shax inspect`,
 //! `shax replay` and `shax selfplay`:
 //! - `smoke_config_runs_the_whole_loop`: the files, the checkpoints, every
-//!   promised TensorBoard tag, an event file that parses, one evaluation;
+//!   promised TensorBoard tag, an event file that parses, one evaluation, and
+//!   `shax compare` of the run;
 //! - `bad_config_fails_before_any_work_naming_key_and_file`;
 //! - `selfplay_workers_follow_a_trainer_only_run`;
 //! - `a_selfplay_worker_waits_for_its_run_then_gives_up_with_exit_2`.
@@ -74,6 +75,24 @@ fn smoke_config_runs_the_whole_loop() {
     }
     let total = tb["loss/total"][0].1;
     assert!(total.is_finite() && total > 0.0);
+
+    // compare: the run's evaluation by its clock; a folder that is no run is named.
+    let (code, out, err) = shax(&["compare", &r, "--clock", "wall"]);
+    assert_eq!(code, 0, "{err}");
+    let name = run.file_name().unwrap().to_string_lossy().into_owned();
+    assert!(
+        out.contains(&name) && out.contains("20") && out.contains("random"),
+        "{out}"
+    );
+    let (code, out, _) = shax(&["compare", &r, "--json"]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(out.lines().next().unwrap()).unwrap();
+    assert_eq!(v["step"], 20);
+    assert!(v["cpu_hours"].as_f64().unwrap() > 0.0, "{v}");
+    let missing = run.join("no-such-run").display().to_string();
+    let (code, _, err) = shax(&["compare", &missing]);
+    assert_eq!(code, 2);
+    assert!(err.contains(&missing), "{err}");
 
     // inspect: the run and a checkpoint.
     let (code, out, err) = shax(&["inspect", &r]);

@@ -5,6 +5,7 @@ pub mod bench;
 pub mod bench_ab;
 pub mod bench_mcts;
 pub mod bench_uct;
+pub mod compare;
 pub mod ladder;
 pub mod r#match;
 pub mod net;
