@@ -296,14 +296,7 @@ impl<'a> Run<'a> {
     fn evaluate_missed(&mut self) -> Result<(), RunError> {
         let step = self.state.step;
         if self.resumed && eval_due(&self.cfg, step) && !elo_has_step(&self.paths, step) {
-            evaluate(
-                &self.paths,
-                &self.cfg,
-                &self.state,
-                &mut self.tb,
-                &mut self.log,
-            )?;
-            self.summary.evaluations += 1;
+            self.evaluate_state()?;
         }
         Ok(())
     }
@@ -494,16 +487,22 @@ impl<'a> Run<'a> {
         Ok(())
     }
 
+    /// Evaluates the checkpoint of the current state and counts it.
+    fn evaluate_state(&mut self) -> Result<(), RunError> {
+        evaluate(
+            &self.paths,
+            &self.cfg,
+            &self.state,
+            &mut self.tb,
+            &mut self.log,
+        )?;
+        self.summary.evaluations += 1;
+        Ok(())
+    }
+
     fn evaluate_if_due(&mut self) -> Result<(), RunError> {
         if eval_due(&self.cfg, self.trainer.step) {
-            evaluate(
-                &self.paths,
-                &self.cfg,
-                &self.state,
-                &mut self.tb,
-                &mut self.log,
-            )?;
-            self.summary.evaluations += 1;
+            self.evaluate_state()?;
         }
         Ok(())
     }
