@@ -49,6 +49,8 @@ enum Command {
     Play(cmd::play::Args),
     /// Calibrate five difficulty tiers from checkpoints and write their manifest.
     Tiers(cmd::tiers::Args),
+    /// Serve the JSON API for game backends and a page to play the tiers in a browser.
+    Serve(cmd::serve::Args),
 }
 
 fn run(cli: Cli) -> anyhow::Result<()> {
@@ -65,6 +67,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Replay(args) => cmd::train::replay_cmd(args),
         Command::Play(args) => cmd::play::run(args),
         Command::Tiers(args) => cmd::tiers::run(args),
+        Command::Serve(args) => cmd::serve::run(args),
     }
 }
 
