@@ -54,6 +54,8 @@ enum Command {
     Play(cmd::play::Args),
     /// Calibrate five difficulty tiers from checkpoints and write their manifest.
     Tiers(cmd::tiers::Args),
+    /// Serve the JSON API for game backends and a page to play the tiers in a browser.
+    Serve(cmd::serve::Args),
 }
 
 fn run(cli: Cli) -> anyhow::Result<()> {
@@ -72,6 +74,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Replay(args) => cmd::train::replay_cmd(args),
         Command::Play(args) => cmd::play::run(args),
         Command::Tiers(args) => cmd::tiers::run(args),
+        Command::Serve(args) => cmd::serve::run(args),
     }
 }
 

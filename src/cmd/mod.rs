@@ -13,6 +13,7 @@ pub mod perft;
 pub mod play;
 pub mod players;
 pub mod progress;
+pub mod serve;
 pub mod tiers;
 pub mod train;
 
