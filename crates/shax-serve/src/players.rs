@@ -3,7 +3,7 @@
 //! tiers are looked up by name in the manifest the server loaded, so no path
 //! ever comes from a request.
 
-use shax_search::PlayerSpec;
+use shax_search::{Param, PlayerSpec};
 
 use crate::error::ApiError;
 use crate::state::RuleSet;
@@ -60,8 +60,9 @@ pub fn tier(set: &RuleSet, field: &str, name: &str) -> Result<Chosen, ApiError> 
     })
 }
 
-fn cap(spec: &PlayerSpec, key: &str, max: u64) -> Result<Option<u64>, ApiError> {
-    spec.u64_param(key, 1, max)
+/// The value of `key` in `spec`, refused outside `1..=max`.
+fn cap(spec: &PlayerSpec, key: &'static str, max: u64) -> Result<Option<u64>, ApiError> {
+    spec.get(Param::new(key, 1, max))
         .map_err(|e| ApiError::bad_field("player", format!("{e} on this server")))
 }
 
