@@ -5,7 +5,7 @@
 //! - `net.meta.toml`: the metadata, read first, `format_version` its first key:
 //!
 //! ```toml
-//! format_version = 1
+//! format_version = 2
 //! encoder_version = 1
 //! step = 0
 //! created_unix = 1764417600
@@ -21,6 +21,10 @@
 //! preset = "shax"
 //! # ... every key of the rules file, as Rules::to_toml writes it
 //! ```
+//!
+//! Format 1 (up to the three-way value head) had no `value_head` key: its
+//! networks have the scalar head, and they load as such. This build writes
+//! format 2.
 //!
 //! Both files are written to temporary names and renamed into place, so a
 //! reader never sees a half-written file; the metadata holds the record's size
@@ -40,10 +44,13 @@ use shax_core::Rules;
 
 use crate::encoder::ENCODER_VERSION;
 use crate::evaluator::NetWeights;
-use crate::model::{ModelConfig, PolicyValueNet};
+use crate::model::{ModelConfig, PolicyValueNet, ValueHead};
 
-/// Version of the metadata file's format.
-pub const FORMAT_VERSION: u32 = 1;
+/// Version of the metadata file's format this build writes.
+pub const FORMAT_VERSION: u32 = 2;
+
+/// The oldest format version this build reads (format 1: scalar value head).
+pub const OLDEST_FORMAT_VERSION: u32 = 1;
 
 /// Why a checkpoint could not be written or read, naming the file and what differs.
 #[derive(Debug, thiserror::Error)]
@@ -66,7 +73,8 @@ pub enum CheckpointError {
     },
     /// The metadata's format version is not one this build reads.
     #[error(
-        "checkpoint metadata {path}: format_version {found} is not supported (this build reads {supported})"
+        "checkpoint metadata {path}: format_version {found} is not supported (this build reads {} to {supported})",
+        OLDEST_FORMAT_VERSION
     )]
     FormatVersion {
         /// The metadata file.
@@ -294,7 +302,7 @@ fn read_meta(path: &Path) -> Result<ReadMeta, CheckpointError> {
         }
     };
     let format = int("format_version")?;
-    if format != i64::from(FORMAT_VERSION) {
+    if !(i64::from(OLDEST_FORMAT_VERSION)..=i64::from(FORMAT_VERSION)).contains(&format) {
         return Err(CheckpointError::FormatVersion {
             path: meta_path,
             found: format,
@@ -320,17 +328,24 @@ fn read_meta(path: &Path) -> Result<ReadMeta, CheckpointError> {
             .map_err(|_| bad(format!("record_fnv1a64 '{s}' is not a hex number")))?,
         _ => return Err(bad("missing key record_fnv1a64 (a hex string)".into())),
     };
-    let section = |key: &str| -> Result<String, CheckpointError> {
+    let section = |key: &str| -> Result<toml::Table, CheckpointError> {
         match table.get(key) {
-            Some(toml::Value::Table(t)) => {
-                toml::to_string(t).map_err(|e| bad(format!("[{key}]: {e}")))
-            }
+            Some(toml::Value::Table(t)) => Ok(t.clone()),
             _ => Err(bad(format!("missing table [{key}]"))),
         }
     };
+    let text =
+        |key: &str, t: toml::Table| toml::to_string(&t).map_err(|e| bad(format!("[{key}]: {e}")));
+    let mut model = section("model")?;
+    if format == 1 {
+        model
+            .entry("value_head")
+            .or_insert_with(|| ValueHead::Scalar.name().into());
+    }
     let model =
-        ModelConfig::from_toml(&section("model")?).map_err(|e| bad(format!("[model]: {e}")))?;
-    let rules = Rules::from_toml(&section("rules")?).map_err(|e| bad(format!("[rules]: {e}")))?;
+        ModelConfig::from_toml(&text("model", model)?).map_err(|e| bad(format!("[model]: {e}")))?;
+    let rules = Rules::from_toml(&text("rules", section("rules")?)?)
+        .map_err(|e| bad(format!("[rules]: {e}")))?;
     Ok(ReadMeta {
         meta: CheckpointMeta {
             model,

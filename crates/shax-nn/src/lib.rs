@@ -51,8 +51,8 @@ pub use checkpoint::{
 pub use encoder::{ENCODER_VERSION, FEATURES, PLANES, encode, encode_batch};
 pub use evaluator::{DEFAULT_BATCH, NetEvaluator, NetWeights, WeightsError};
 pub use model::{
-    MAX_BLOCKS, MAX_WIDTH, ModelConfig, ModelConfigError, PolicyValueNet, ResidualBlock,
-    alphazero_loss,
+    Loss, MAX_BLOCKS, MAX_WIDTH, ModelConfig, ModelConfigError, PolicyValueNet, ResidualBlock,
+    ValueHead, alphazero_loss, head_value,
 };
 pub use player::{BATCH, DEFAULT_SIMS, SIMS, TEMP, WeightsCache, net_help, register_net, registry};
 

@@ -4,10 +4,15 @@
 //! input [B, FEATURES] -> Linear -> ReLU                     trunk [B, H]
 //! block (x blocks):  h = ReLU(LN(Linear(x))); h = LN(Linear(h)); x = ReLU(x + h)
 //! policy head: Linear(H, POLICY_SIZE)                       logits [B, 600]
-//! value head:  Linear(H, V) -> ReLU -> Linear(V, 1) -> tanh value [B, 1]
+//! value head:  Linear(H, V) -> ReLU -> Linear(V, 3)         win/draw/loss logits [B, 3]
+//!               (value_head = "scalar": Linear(V, 1) -> tanh value [B, 1])
 //! ```
 //!
-//! The logits are raw: search masks them to the legal actions.
+//! The logits are raw: search masks them to the legal actions. Search sees one
+//! value in `[-1, 1]` either way: P(win) - P(loss) of the three-way head (the
+//! default, as lc0's), or the scalar head's tanh. The three-way head is
+//! trained by cross-entropy and tells a draw from a coin flip; the scalar
+//! head (the only one up to checkpoint format 1) by squared error.
 //!
 //! # The default size, measured
 //!
@@ -38,9 +43,9 @@
 use burn::config::Config;
 use burn::module::Module;
 use burn::nn::{LayerNorm, LayerNormConfig, Linear, LinearConfig};
-use burn::tensor::activation::{log_softmax, relu};
+use burn::tensor::activation::{log_softmax, relu, softmax};
 use burn::tensor::{Device, Tensor};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use shax_core::POLICY_SIZE;
 
 use crate::encoder::FEATURES;
@@ -49,6 +54,36 @@ use crate::encoder::FEATURES;
 pub const MAX_WIDTH: usize = 4096;
 /// Largest accepted `blocks`.
 pub const MAX_BLOCKS: usize = 64;
+
+/// What the value head predicts.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ValueHead {
+    /// One tanh output: the expected result, trained by squared error.
+    Scalar,
+    /// Three logits (win, draw, loss), trained by cross-entropy; the value is
+    /// P(win) - P(loss).
+    #[default]
+    Wdl,
+}
+
+impl ValueHead {
+    /// Outputs of the head's last layer.
+    pub fn outputs(self) -> usize {
+        match self {
+            ValueHead::Scalar => 1,
+            ValueHead::Wdl => 3,
+        }
+    }
+
+    /// The name in a model file (`scalar`, `wdl`).
+    pub fn name(self) -> &'static str {
+        match self {
+            ValueHead::Scalar => "scalar",
+            ValueHead::Wdl => "wdl",
+        }
+    }
+}
 
 /// The network's shape. Build one with [`ModelConfig::new`] (the measured
 /// default for this machine), the `with_*` setters, or [`ModelConfig::from_toml`].
@@ -78,6 +113,9 @@ pub struct ModelConfig {
     /// Layer normalisation after each linear layer of a block.
     #[config(default = true)]
     pub layer_norm: bool,
+    /// What the value head predicts.
+    #[config(default = "ValueHead::Wdl")]
+    pub value_head: ValueHead,
 }
 
 /// A problem with a model configuration, naming the key.
@@ -113,6 +151,7 @@ struct ModelFile {
     blocks: Option<usize>,
     value_hidden: Option<usize>,
     layer_norm: Option<bool>,
+    value_head: Option<ValueHead>,
 }
 
 impl Default for ModelConfig {
@@ -131,7 +170,8 @@ fn key_at(text: &str, at: usize) -> Option<String> {
 
 impl ModelConfig {
     /// Reads a model file: any of the keys `hidden`, `blocks`, `value_hidden`,
-    /// `layer_norm`; the others keep their defaults.
+    /// `layer_norm`, `value_head` (`"wdl"` or `"scalar"`); the others keep
+    /// their defaults.
     ///
     /// # Errors
     ///
@@ -160,6 +200,7 @@ impl ModelConfig {
             blocks: file.blocks.unwrap_or(d.blocks),
             value_hidden: file.value_hidden.unwrap_or(d.value_hidden),
             layer_norm: file.layer_norm.unwrap_or(d.layer_norm),
+            value_head: file.value_head.unwrap_or(d.value_head),
         };
         config.validate()?;
         Ok(config)
@@ -169,8 +210,12 @@ impl ModelConfig {
     /// back to the same value: every key.
     pub fn to_toml(&self) -> String {
         format!(
-            "hidden = {}\nblocks = {}\nvalue_hidden = {}\nlayer_norm = {}\n",
-            self.hidden, self.blocks, self.value_hidden, self.layer_norm
+            "hidden = {}\nblocks = {}\nvalue_hidden = {}\nlayer_norm = {}\nvalue_head = \"{}\"\n",
+            self.hidden,
+            self.blocks,
+            self.value_hidden,
+            self.layer_norm,
+            self.value_head.name()
         )
     }
 
@@ -206,14 +251,15 @@ impl ModelConfig {
             + self.blocks * 2 * (linear(h, h) + norm)
             + linear(h, POLICY_SIZE)
             + linear(h, v)
-            + linear(v, 1)
+            + linear(v, self.value_head.outputs())
     }
 
     /// Floating-point operations of one evaluation (a multiply-add counts two;
     /// matrix products only, the elementwise steps are a few percent more).
     pub fn flops_per_eval(&self) -> usize {
         let (h, v) = (self.hidden, self.value_hidden);
-        2 * (FEATURES * h + self.blocks * 2 * h * h + h * POLICY_SIZE + h * v + v)
+        let out = self.value_head.outputs();
+        2 * (FEATURES * h + self.blocks * 2 * h * h + h * POLICY_SIZE + h * v + v * out)
     }
 
     /// A freshly initialised network on `device` (plain or autodiff).
@@ -241,7 +287,7 @@ impl ModelConfig {
             blocks,
             policy: LinearConfig::new(h, POLICY_SIZE).init(device),
             value_hidden: LinearConfig::new(h, self.value_hidden).init(device),
-            value_out: LinearConfig::new(self.value_hidden, 1).init(device),
+            value_out: LinearConfig::new(self.value_hidden, self.value_head.outputs()).init(device),
         }
     }
 }
@@ -287,6 +333,31 @@ pub struct PolicyValueNet {
 }
 
 impl PolicyValueNet {
+    /// What the value head predicts, read off its last layer's shape.
+    pub fn value_head(&self) -> ValueHead {
+        match self.value_out.weight.dims()[1] {
+            1 => ValueHead::Scalar,
+            _ => ValueHead::Wdl,
+        }
+    }
+
+    /// Runs the network on encoded positions `[B, FEATURES]`; returns the raw
+    /// policy logits `[B, POLICY_SIZE]` and the value head's raw output:
+    /// `[B, 3]` win/draw/loss logits or `[B, 1]` before tanh.
+    ///
+    /// # Panics
+    ///
+    /// Panics when the input's second dimension is not [`FEATURES`].
+    pub fn forward_raw(&self, input: Tensor<2>) -> (Tensor<2>, Tensor<2>) {
+        let mut x = relu(self.input.forward(input)); // [B, FEATURES] -> [B, H]
+        for block in &self.blocks {
+            x = block.forward(x); // [B, H]
+        }
+        let logits = self.policy.forward(x.clone()); // [B, POLICY_SIZE]
+        let v = relu(self.value_hidden.forward(x)); // [B, V]
+        (logits, self.value_out.forward(v)) // [B, 3] or [B, 1]
+    }
+
     /// Runs the network on encoded positions `[B, FEATURES]`; returns the raw
     /// policy logits `[B, POLICY_SIZE]` and the values `[B, 1]` in `[-1, 1]`,
     /// for the player to act.
@@ -295,34 +366,57 @@ impl PolicyValueNet {
     ///
     /// Panics when the input's second dimension is not [`FEATURES`].
     pub fn forward(&self, input: Tensor<2>) -> (Tensor<2>, Tensor<2>) {
-        let mut x = relu(self.input.forward(input)); // [B, FEATURES] -> [B, H]
-        for block in &self.blocks {
-            x = block.forward(x); // [B, H]
-        }
-        let logits = self.policy.forward(x.clone()); // [B, POLICY_SIZE]
-        let v = relu(self.value_hidden.forward(x)); // [B, V]
-        let value = self.value_out.forward(v).tanh(); // [B, 1]
-        (logits, value)
+        let (logits, raw) = self.forward_raw(input);
+        (logits, head_value(raw))
     }
 }
 
+/// The value in `[-1, 1]` of a value head's raw output (`[B, 3]` or `[B, 1]`):
+/// P(win) - P(loss), or tanh. Returns `[B, 1]`.
+pub fn head_value(raw: Tensor<2>) -> Tensor<2> {
+    if raw.dims()[1] == 1 {
+        return raw.tanh(); // [B, 1]
+    }
+    let p = softmax(raw, 1); // [B, 3]
+    let win = p.clone().narrow(1, 0, 1); // [B, 1]
+    let loss = p.narrow(1, 2, 1); // [B, 1]
+    win - loss // [B, 1]
+}
+
+/// The two parts of [`alphazero_loss`], each `[1]`.
+#[derive(Clone, Debug)]
+pub struct Loss {
+    /// Policy cross-entropy.
+    pub policy: Tensor<1>,
+    /// Value loss: cross-entropy (three-way head) or squared error (scalar head).
+    pub value: Tensor<1>,
+}
+
 /// The AlphaZero loss of a batch, averaged over it: policy cross-entropy
-/// against a target distribution plus the value's mean squared error.
+/// against a target distribution, and the value head's loss against a
+/// win/draw/loss target distribution: cross-entropy for the three-way head,
+/// the squared error of `P(win) - P(loss)` for the scalar head.
 ///
 /// Shapes: `logits` and `target_policy` `[B, POLICY_SIZE]` (each target row
-/// sums to 1, zero on illegal actions), `value` and `target_value` `[B, 1]`.
-/// Returns `[1]`.
+/// sums to 1, zero on illegal actions), `value_raw` the head's raw output
+/// ([`PolicyValueNet::forward_raw`]), `target_wdl` `[B, 3]` (rows sum to 1).
 pub fn alphazero_loss(
     logits: Tensor<2>,
-    value: Tensor<2>,
+    value_raw: Tensor<2>,
     target_policy: Tensor<2>,
-    target_value: Tensor<2>,
-) -> Tensor<1> {
+    target_wdl: Tensor<2>,
+) -> Loss {
     let log_p = log_softmax(logits, 1); // [B, POLICY_SIZE]
     let policy = (target_policy * log_p).sum_dim(1).neg().mean(); // [B, 1] -> [1]
-    let diff = value - target_value; // [B, 1]
-    let value = (diff.clone() * diff).mean(); // [1]
-    policy + value // [1]
+    let value = if value_raw.dims()[1] == 1 {
+        let target = target_wdl.clone().narrow(1, 0, 1) - target_wdl.narrow(1, 2, 1); // [B, 1]
+        let diff = value_raw.tanh() - target; // [B, 1]
+        (diff.clone() * diff).mean() // [1]
+    } else {
+        let log_v = log_softmax(value_raw, 1); // [B, 3]
+        (target_wdl * log_v).sum_dim(1).neg().mean() // [B, 1] -> [1]
+    };
+    Loss { policy, value }
 }
 
 #[cfg(test)]
@@ -377,6 +471,46 @@ mod tests {
                 .with_value_hidden(3),
         ] {
             assert_eq!(c.init(&device).num_params(), c.num_params(), "{c:?}");
+        }
+    }
+
+    /// The three-way head's value is P(win) - P(loss); its loss is the
+    /// cross-entropy against the target; the scalar head's is the squared
+    /// error of tanh against P(win) - P(loss) of the target.
+    #[test]
+    fn value_heads_and_their_losses() {
+        let device = Backend::Cpu.device();
+        let t = |v: Vec<f32>, shape: [usize; 2]| {
+            Tensor::<2>::from_data(burn::tensor::TensorData::new(v, shape), &device)
+        };
+        let read = |x: Tensor<1>| x.try_into_vec_as::<f32>().unwrap()[0];
+        let raw = t(vec![2.0f32.ln(), 0.0, 0.0], [1, 3]); // softmax: 1/2, 1/4, 1/4
+        let v = head_value(raw.clone()).try_into_vec_as::<f32>().unwrap();
+        assert!((v[0] - 0.25).abs() < 1e-6, "{v:?}");
+        let logits = t(vec![0.0; POLICY_SIZE], [1, POLICY_SIZE]);
+        let mut onehot = vec![0.0; POLICY_SIZE];
+        onehot[0] = 1.0;
+        let policy = t(onehot, [1, POLICY_SIZE]);
+        let wdl = t(vec![0.0, 1.0, 0.0], [1, 3]); // a draw
+        let loss = alphazero_loss(logits.clone(), raw, policy.clone(), wdl.clone());
+        assert!((read(loss.value) - 4.0f32.ln()).abs() < 1e-5);
+        assert!((read(loss.policy) - (POLICY_SIZE as f32).ln()).abs() < 1e-4);
+        let scalar = t(vec![0.5], [1, 1]);
+        let v = head_value(scalar.clone()).try_into_vec_as::<f32>().unwrap();
+        assert!((v[0] - 0.5f32.tanh()).abs() < 1e-6);
+        let half_win = t(vec![0.75, 0.0, 0.25], [1, 3]); // expected result 0.5
+        let loss = alphazero_loss(logits, scalar, policy, half_win);
+        let err = 0.5f32.tanh() - 0.5;
+        assert!((read(loss.value) - err * err).abs() < 1e-6);
+        for head in [ValueHead::Scalar, ValueHead::Wdl] {
+            let net = ModelConfig::new()
+                .with_hidden(8)
+                .with_blocks(0)
+                .with_value_head(head)
+                .init(&device);
+            assert_eq!(net.value_head(), head);
+            let c = ModelConfig::new().with_value_head(head);
+            assert_eq!(ModelConfig::from_toml(&c.to_toml()).unwrap(), c);
         }
     }
 

@@ -14,8 +14,8 @@ use shax_nn::burn::module::Module;
 use shax_nn::burn::tensor::{Tensor, TensorData};
 use shax_nn::{
     Backend, CheckpointError, CheckpointMeta, FEATURES, ModelConfig, NetEvaluator, NetWeights,
-    PolicyValueNet, encode_batch, init_checkpoint, load_checkpoint, load_metadata, load_weights,
-    metadata_path, save_checkpoint,
+    PolicyValueNet, ValueHead, encode_batch, init_checkpoint, load_checkpoint, load_metadata,
+    load_weights, metadata_path, save_checkpoint,
 };
 use shax_search::Evaluator;
 
@@ -152,7 +152,7 @@ mod checkpoint {
         save_checkpoint(&path, net, &meta(rules, &config)).unwrap();
         assert!(metadata_path(&path).ends_with("net.meta.toml"));
         let text = std::fs::read_to_string(metadata_path(&path)).unwrap();
-        assert!(text.starts_with("format_version = 1\n"), "{text}");
+        assert!(text.starts_with("format_version = 2\n"), "{text}");
 
         let loaded = load_checkpoint(&path, Some(&rules), &Backend::Cpu.device()).unwrap();
         assert_eq!(loaded.meta, meta(rules, &config));
@@ -259,12 +259,37 @@ mod checkpoint {
         ));
         assert!(err.to_string().contains("encoder_version 99"), "{err}");
 
-        rewrite_meta(&path, "format_version = 1\n", "format_version = 2\n");
+        rewrite_meta(&path, "format_version = 2\n", "format_version = 3\n");
         let err = load_checkpoint(&path, None, &Backend::Cpu.device()).unwrap_err();
         assert!(
-            matches!(err, CheckpointError::FormatVersion { found: 2, .. }),
+            matches!(err, CheckpointError::FormatVersion { found: 3, .. }),
             "{err:?}"
         );
+        assert!(err.to_string().contains("reads 1 to 2"), "{err}");
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    /// Format 1 had no `value_head`: its networks (the shipped Shax tiers
+    /// among them) have the scalar head and load as such; a format 2 file
+    /// without the key gets today's default, the three-way head.
+    #[test]
+    fn format_1_checkpoints_load_with_the_scalar_head() {
+        let shipped = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../checkpoints/shax/step-000060000.bpk");
+        let ck = load_checkpoint(&shipped, None, &Backend::Cpu.device()).unwrap();
+        assert_eq!(ck.meta.model.value_head, ValueHead::Scalar);
+        assert_eq!(ck.net.value_head(), ValueHead::Scalar);
+
+        let dir = temp_dir("format1");
+        let path = dir.join("net.bpk");
+        let scalar = tiny().with_value_head(ValueHead::Scalar);
+        init_checkpoint(&Rules::default(), &scalar, &path).unwrap();
+        rewrite_meta(&path, "value_head = \"scalar\"\n", "");
+        let err = load_checkpoint(&path, None, &Backend::Cpu.device()).unwrap_err();
+        assert!(matches!(err, CheckpointError::Record { .. }), "{err:?}");
+        rewrite_meta(&path, "format_version = 2\n", "format_version = 1\n");
+        let ck = load_checkpoint(&path, None, &Backend::Cpu.device()).unwrap();
+        assert_eq!(ck.meta.model, scalar);
         std::fs::remove_dir_all(dir).unwrap();
     }
 
@@ -366,23 +391,30 @@ mod training {
         let mut x = Vec::new();
         encode_batch(&pos, &mut x);
         let input = Tensor::<2>::from_data(TensorData::new(x, [n, FEATURES]), &device);
-        // Targets: all probability on one legal action; values alternate +-0.5.
+        // Targets: all probability on one legal action; results alternate win, loss.
         let mut policy = vec![0.0f32; n * POLICY_SIZE];
         for (i, p) in pos.iter().enumerate() {
             let a = p.legal_actions()[0];
             policy[i * POLICY_SIZE + a.policy_index()] = 1.0;
         }
         let values: Vec<f32> = (0..n)
-            .map(|i| if i % 2 == 0 { 0.5 } else { -0.5 })
+            .flat_map(|i| {
+                if i % 2 == 0 {
+                    [1.0, 0.0, 0.0]
+                } else {
+                    [0.0, 0.0, 1.0]
+                }
+            })
             .collect();
         let target_p = Tensor::<2>::from_data(TensorData::new(policy, [n, POLICY_SIZE]), &device);
-        let target_v = Tensor::<2>::from_data(TensorData::new(values, [n, 1]), &device);
+        let target_v = Tensor::<2>::from_data(TensorData::new(values, [n, 3]), &device);
 
         let mut optim = AdamConfig::new().init();
         let mut losses = Vec::new();
         for _ in 0..20 {
-            let (logits, value) = net.forward(input.clone());
+            let (logits, value) = net.forward_raw(input.clone());
             let loss = alphazero_loss(logits, value, target_p.clone(), target_v.clone());
+            let loss = loss.policy + loss.value;
             losses.push(loss.clone().try_into_vec_as::<f32>().unwrap()[0]);
             let grads = GradientsParams::from_grads(loss.backward(), &net);
             net = optim.step(3e-3, net, grads);

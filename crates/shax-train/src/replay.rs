@@ -131,7 +131,7 @@ impl ReplayWindow {
 }
 
 /// A training batch: inputs `[B, FEATURES]`, dense policy targets
-/// `[B, POLICY_SIZE]`, value targets `[B]`, row-major.
+/// `[B, POLICY_SIZE]`, win/draw/loss value targets `[B, 3]`, row-major.
 #[derive(Clone, Debug, Default)]
 pub struct Batch {
     /// Rows.
@@ -140,14 +140,16 @@ pub struct Batch {
     pub input: Vec<f32>,
     /// Policy targets.
     pub policy: Vec<f32>,
-    /// Value targets.
-    pub value: Vec<f32>,
+    /// Value targets: win, draw, loss probabilities per row.
+    pub wdl: Vec<f32>,
 }
 
-/// The 16 policy permutations, computed once.
+/// Builds batches: the 16 policy permutations, computed once, and the value
+/// target's mix of result and search value.
 #[derive(Clone, Debug)]
 pub struct Augmenter {
     perms: Vec<Vec<u16>>,
+    search_value_weight: f32,
 }
 
 impl Default for Augmenter {
@@ -157,14 +159,22 @@ impl Default for Augmenter {
 }
 
 impl Augmenter {
-    /// The permutations of every symmetry.
+    /// The permutations of every symmetry; value targets the game's result.
     pub fn new() -> Augmenter {
         Augmenter {
             perms: Symmetry::ALL
                 .iter()
                 .map(|s| s.policy_permutation())
                 .collect(),
+            search_value_weight: 0.0,
         }
+    }
+
+    /// Value targets mixing the search's root value in with this weight
+    /// (see [`Example::wdl_target`]).
+    pub fn with_search_value_weight(mut self, weight: f64) -> Augmenter {
+        self.search_value_weight = weight as f32;
+        self
     }
 
     /// `example` under symmetry `s`: the position mapped, the policy target
@@ -186,7 +196,7 @@ impl Augmenter {
         let n = examples.len();
         let mut positions = Vec::with_capacity(n);
         let mut policy = vec![0.0f32; n * POLICY_SIZE];
-        let mut value = Vec::with_capacity(n);
+        let mut wdl = Vec::with_capacity(3 * n);
         for (row, e) in examples.iter().enumerate() {
             let s = Symmetry::ALL[rng.random_range(0..16)];
             let (pos, pol) = self.apply(e, s);
@@ -197,7 +207,7 @@ impl Augmenter {
             for (i, p) in pol {
                 out[i as usize] += p * scale;
             }
-            value.push(e.value);
+            wdl.extend(e.wdl_target(self.search_value_weight));
         }
         let mut input = Vec::with_capacity(n * FEATURES);
         encode_batch(&positions, &mut input);
@@ -205,7 +215,7 @@ impl Augmenter {
             len: n,
             input,
             policy,
-            value,
+            wdl,
         }
     }
 }
@@ -244,6 +254,7 @@ mod tests {
                     position: *game.position(),
                     policy,
                     value: 0.0,
+                    search_value: 0.0,
                 };
                 for s in Symmetry::ALL {
                     let (pos, pol) = aug.apply(&ex, s);

@@ -146,8 +146,28 @@ pub struct Example {
     pub position: Position,
     /// `(policy index, probability)`.
     pub policy: Vec<(u16, f32)>,
-    /// The game's result for the position's player to act.
+    /// The game's result for the position's player to act: 1, 0 or -1.
     pub value: f32,
+    /// The search's root value for the position's player to act.
+    pub search_value: f32,
+}
+
+impl Example {
+    /// The value target as win/draw/loss probabilities: the game's result,
+    /// mixed with the search's root value by `search_weight` (0: the result
+    /// alone). The root value `q` counts as a win with probability
+    /// `(1 + q) / 2`, else a loss: the search reports no draw share.
+    pub fn wdl_target(&self, search_weight: f32) -> [f32; 3] {
+        let result = match self.value {
+            v if v > 0.5 => [1.0, 0.0, 0.0],
+            v if v < -0.5 => [0.0, 0.0, 1.0],
+            _ => [0.0, 1.0, 0.0],
+        };
+        let q = self.search_value.clamp(-1.0, 1.0);
+        let search = [(1.0 + q) / 2.0, 0.0, (1.0 - q) / 2.0];
+        let w = search_weight.clamp(0.0, 1.0);
+        [0, 1, 2].map(|i| (1.0 - w) * result[i] + w * search[i])
+    }
 }
 
 impl Shard {
@@ -169,6 +189,7 @@ impl Shard {
                         position: pos,
                         policy: s.policy.clone(),
                         value: g.outcome.value_for(pos.to_act()),
+                        search_value: s.root_value,
                     });
                 }
                 pos.play_unchecked(a);

@@ -2,8 +2,8 @@
 //! momentum, weight decay on the weight matrices only (decoupled, AdamW-style,
 //! with Adam; L2 with SGD), the learning-rate schedule (following the run's
 //! progress in steps or in hours, whichever is further), and the loss of
-//! [`shax_nn::alphazero_loss`] (policy cross-entropy + value MSE), its two
-//! parts kept apart for logging.
+//! [`shax_nn::alphazero_loss`] (policy cross-entropy + the value head's
+//! loss), its two parts kept apart for logging.
 //!
 //! Optimizer state written before weight decay was decoupled (Adam with L2,
 //! up to commit 67c7f3f) loads as it is: Adam and AdamW keep the same moments
@@ -13,9 +13,10 @@ use shax_nn::burn::module::{Module, ModuleVisitor, Param, ParamGroup, ParamId};
 use shax_nn::burn::optim::decay::WeightDecayConfig;
 use shax_nn::burn::optim::momentum::MomentumConfig;
 use shax_nn::burn::optim::{AdamWConfig, GradientsParams, ModuleOptimizer, SgdConfig};
-use shax_nn::burn::tensor::activation::log_softmax;
 use shax_nn::burn::tensor::{Bytes, Device, Tensor, TensorData};
-use shax_nn::{Backend, FEATURES, ModelConfig, NetWeights, PolicyValueNet};
+use shax_nn::{
+    Backend, FEATURES, ModelConfig, NetWeights, PolicyValueNet, alphazero_loss, head_value,
+};
 
 use shax_core::POLICY_SIZE;
 
@@ -32,7 +33,7 @@ pub struct TrainError(pub String);
 pub struct StepLoss {
     /// Policy cross-entropy.
     pub policy: f32,
-    /// Value mean squared error.
+    /// Value loss: cross-entropy of the three-way head, squared error of the scalar head.
     pub value: f32,
     /// Their sum.
     pub total: f32,
@@ -196,21 +197,18 @@ impl Trainer {
         let d = &self.device;
         let x = Tensor::<2>::from_data(TensorData::new(batch.input.clone(), [n, FEATURES]), d); // [B, FEATURES]
         let tp = Tensor::<2>::from_data(TensorData::new(batch.policy.clone(), [n, POLICY_SIZE]), d); // [B, P]
-        let tv = Tensor::<2>::from_data(TensorData::new(batch.value.clone(), [n, 1]), d); // [B, 1]
+        let tv = Tensor::<2>::from_data(TensorData::new(batch.wdl.clone(), [n, 3]), d); // [B, 3]
         let net = self.net.take().expect("network present between steps");
-        let (logits, value) = net.forward(x); // [B, P], [B, 1]
-        let predictions = value.clone().try_into_vec_as::<f32>();
-        let log_p = log_softmax(logits, 1); // [B, P]
-        let policy = (tp * log_p).sum_dim(1).neg().mean(); // [1]
-        let diff = value - tv; // [B, 1]
-        let vloss = (diff.clone() * diff).mean(); // [1]
-        let total = policy.clone() + vloss.clone(); // [1]
+        let (logits, raw) = net.forward_raw(x); // [B, P], [B, 3] or [B, 1]
+        let predictions = head_value(raw.clone()).try_into_vec_as::<f32>();
+        let loss = alphazero_loss(logits, raw, tp, tv);
+        let total = loss.policy.clone() + loss.value.clone(); // [1]
         let read = |t: Tensor<1>| -> Result<f32, TrainError> {
             t.try_into_vec_as::<f32>()
                 .map_err(|e| TrainError(format!("{e:?}")))
                 .map(|v| v.first().copied().unwrap_or(f32::NAN))
         };
-        let (p, v) = (read(policy)?, read(vloss)?);
+        let (p, v) = (read(loss.policy)?, read(loss.value)?);
         let grads = GradientsParams::from_grads(total.backward(), &net);
         let lr = self.lr();
         self.net = Some(self.optim.step(lr, net, grads));

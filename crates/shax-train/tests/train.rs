@@ -231,7 +231,8 @@ fn fixed_batch() -> shax_train::Batch {
         examples.push(shax_train::Example {
             position: *game.position(),
             policy: legal.iter().map(|a| (a.policy_index() as u16, p)).collect(),
-            value: if ply % 2 == 0 { 0.5 } else { -0.5 },
+            value: if ply % 2 == 0 { 1.0 } else { -1.0 },
+            search_value: 0.0,
         });
         game.play(legal[(ply * 5) % legal.len()]).unwrap();
     }
