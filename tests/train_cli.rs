@@ -38,9 +38,20 @@ const SMOKE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/configs/smoke.toml");
 fn smoke_config_runs_the_whole_loop() {
     let run = tmp("smoke");
     let r = run.display().to_string();
-    let (code, stdout, stderr) = shax(&["train", "--config", SMOKE, "--run-dir", &r]);
+    let (code, stdout, stderr) = shax(&[
+        "train",
+        "--config",
+        SMOKE,
+        "--run-dir",
+        &r,
+        "--set",
+        "train.search_value_weight=0.5",
+    ]);
     assert_eq!(code, 0, "{stdout}\n{stderr}");
     assert!(stdout.contains("step 20"), "{stdout}");
+    // The override is what the run recorded (and trained with).
+    let recorded = fs::read_to_string(run.join("config.toml")).unwrap();
+    assert!(recorded.contains("search_value_weight = 0.5"), "{recorded}");
     for f in ["config.toml", "train.log", "elo.jsonl", "best.txt"] {
         assert!(run.join(f).is_file(), "{f}");
     }
@@ -148,6 +159,27 @@ fn bad_config_fails_before_any_work_naming_key_and_file() {
             "{text}: {err}"
         );
         assert!(!run.exists(), "work started for {text}");
+    }
+    // --set overrides are checked the same way, before any work.
+    let run = dir.join("run");
+    for (set, says) in [
+        ("selfplay.simz=3", "selfplay.simz"),
+        ("train.search_value_weight=2", "train.search_value_weight"),
+        ("model.value_head=tanh", "model.value_head"),
+        ("run.hours", "KEY=VALUE"),
+    ] {
+        let (code, _, err) = shax(&[
+            "train",
+            "--config",
+            SMOKE,
+            "--run-dir",
+            &run.display().to_string(),
+            "--set",
+            set,
+        ]);
+        assert_eq!(code, 2, "{set}");
+        assert!(err.contains(says) && err.contains("--set"), "{set}: {err}");
+        assert!(!run.exists(), "work started for --set {set}");
     }
     let _ = fs::remove_dir_all(&dir);
 }

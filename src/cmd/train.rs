@@ -10,7 +10,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use shax_core::Game;
 use shax_train::{
     CONFIG_FILE, CheckpointDir, Observer, RunInfo, SelfPlayOptions, TrainConfig, TrainOptions,
-    inspect_run, read_shard, selfplay, train,
+    apply_overrides, inspect_run, read_shard, selfplay, train,
 };
 
 /// The config `shax train` uses without `--config` (the laptop default for Shax).
@@ -30,6 +30,10 @@ pub struct TrainArgs {
     /// Trainer only: games come from `shax selfplay` processes sharing the run directory.
     #[arg(long)]
     no_selfplay: bool,
+    /// Override a config key, e.g. `--set run.hours=0.5 --set model.hidden=192`
+    /// (repeatable; the run's config.toml records the result).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    sets: Vec<String>,
 }
 
 #[derive(clap::Args, Debug)]
@@ -116,18 +120,35 @@ fn default_run_dir(config: Option<&Path>) -> PathBuf {
 }
 
 pub fn train_cmd(a: TrainArgs) -> anyhow::Result<()> {
-    if a.resume && a.config.is_some() {
+    if a.resume && (a.config.is_some() || !a.sets.is_empty()) {
         anyhow::bail!(
-            "--resume uses the run's own config.toml; edit that file (e.g. run.total_steps) instead of passing --config"
+            "--resume uses the run's own config.toml; edit that file (e.g. run.total_steps) instead of passing --config or --set"
         );
     }
     if a.resume && a.run_dir.is_none() {
         anyhow::bail!("--resume needs --run-dir");
     }
     // Read and check the config before any work.
-    let config = match &a.config {
-        Some(p) => TrainConfig::load(p)?,
-        None => TrainConfig::parse(DEFAULT_CONFIG, "configs/shax.toml (embedded)")?,
+    let config = match (&a.config, a.sets.is_empty()) {
+        (Some(p), true) => TrainConfig::load(p)?,
+        (None, true) => TrainConfig::parse(DEFAULT_CONFIG, "configs/shax.toml (embedded)")?,
+        (path, false) => {
+            let text = match path {
+                Some(p) => std::fs::read_to_string(p)
+                    .with_context(|| format!("reading config {}", p.display()))?,
+                None => DEFAULT_CONFIG.to_string(),
+            };
+            let sets: Vec<&str> = a.sets.iter().map(String::as_str).collect();
+            let name = path
+                .as_ref()
+                .map_or("configs/shax.toml (embedded)".into(), |p| {
+                    p.display().to_string()
+                });
+            TrainConfig::parse(
+                &apply_overrides(&text, &sets)?,
+                &format!("{name} with --set"),
+            )?
+        }
     };
     let run_dir = a
         .run_dir

@@ -162,6 +162,9 @@ pub struct TrainSection {
     pub window_exponent: f64,
     /// Window growth factor beta (KataGo: 0.4).
     pub window_beta: f64,
+    /// The share of the search's root value in the value target, the rest
+    /// the game's result (0: the result alone, as AlphaZero).
+    pub search_value_weight: f64,
 }
 
 impl Default for TrainSection {
@@ -183,6 +186,7 @@ impl Default for TrainSection {
             window_max: 500_000,
             window_exponent: 0.75,
             window_beta: 0.4,
+            search_value_weight: 0.0,
         }
     }
 }
@@ -375,6 +379,65 @@ fn locate(text: &str, e: &toml::de::Error) -> (Option<String>, String) {
         }
     });
     (key, format!("line {line_no}: {message}"))
+}
+
+/// Applies `--set` overrides to a config's text: each `KEY=VALUE` sets the
+/// dotted key (`run.hours=0.5`, `model.value_head=scalar`) to the value read
+/// as TOML (a number, `true`, a quoted string, an array), or as a plain string
+/// when it does not parse. Returns the new text; [`TrainConfig::parse`] checks it.
+///
+/// # Errors
+///
+/// [`ConfigError::Key`] (file `--set`) for an override without `=` or with an
+/// empty key, or a key whose section is not a table; [`ConfigError::Toml`]
+/// when `text` itself is malformed.
+///
+/// # Examples
+///
+/// ```
+/// use shax_train::{TrainConfig, apply_overrides};
+///
+/// let text = apply_overrides("[run]\nhours = 2.0\n", &["run.hours=0.5", "model.value_head=scalar"]).unwrap();
+/// let c = TrainConfig::parse(&text, "x").unwrap();
+/// assert_eq!(c.run.hours, 0.5);
+/// assert!(apply_overrides("", &["run.hours"]).unwrap_err().to_string().contains("KEY=VALUE"));
+/// ```
+pub fn apply_overrides(text: &str, sets: &[&str]) -> Result<String, ConfigError> {
+    let mut table: toml::Table = text
+        .parse()
+        .map_err(|e: toml::de::Error| ConfigError::Toml {
+            path: "--set".into(),
+            message: e.message().trim().to_string(),
+        })?;
+    for set in sets {
+        let err = |key: &str, message: &str| ConfigError::Key {
+            path: "--set".into(),
+            key: key.to_string(),
+            message: message.to_string(),
+        };
+        let Some((key, raw)) = set.split_once('=').filter(|(k, _)| !k.trim().is_empty()) else {
+            return Err(err(set, "expected KEY=VALUE, e.g. run.hours=0.5"));
+        };
+        let key = key.trim();
+        let value = format!("v = {}", raw.trim())
+            .parse::<toml::Table>()
+            .ok()
+            .and_then(|mut t| t.remove("v"))
+            .unwrap_or_else(|| toml::Value::String(raw.trim().to_string()));
+        let mut parts: Vec<&str> = key.split('.').collect();
+        let last = parts.pop().unwrap_or(key);
+        let mut at = &mut table;
+        for part in parts {
+            let entry = at
+                .entry(part)
+                .or_insert_with(|| toml::Value::Table(toml::Table::new()));
+            at = entry
+                .as_table_mut()
+                .ok_or_else(|| err(key, &format!("`{part}` is not a table")))?;
+        }
+        at.insert(last.to_string(), value);
+    }
+    Ok(toml::to_string(&table).expect("a TOML table serialises"))
 }
 
 impl TrainConfig {
@@ -608,6 +671,7 @@ impl TrainSection {
         )?;
         range("train.window_exponent", t.window_exponent, 0.01, 1.0)?;
         range("train.window_beta", t.window_beta, 0.0, 10.0)?;
+        range("train.search_value_weight", t.search_value_weight, 0.0, 1.0)?;
         Ok(())
     }
 }

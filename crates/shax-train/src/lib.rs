@@ -57,7 +57,7 @@ pub use arena::{
 pub use checkpoints::{KEEP_NEWEST_CHECKPOINTS, TrainState};
 pub use config::{
     ConfigError, EvalConfig, LrSchedule, Optimizer, RunConfig, SelfPlayConfig, TrainConfig,
-    TrainSection,
+    TrainSection, apply_overrides,
 };
 pub use elo::{Elo, EloRating, fit_bradley_terry};
 pub use evaluate::{EloLine, EvalResult, ladder_name, read_elo};
