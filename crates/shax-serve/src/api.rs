@@ -102,7 +102,10 @@ pub struct TiersQuery {
 }
 
 /// `GET /v1/tiers?rules=<preset>`.
-pub async fn tiers(State(s): Shared, ApiQuery(q): ApiQuery<TiersQuery>) -> Result<Json<Value>, ApiError> {
+pub async fn tiers(
+    State(s): Shared,
+    ApiQuery(q): ApiQuery<TiersQuery>,
+) -> Result<Json<Value>, ApiError> {
     let set = rule_set(&s, q.rules.as_deref())?;
     let name = set.rules.preset.name();
     let tiers: Vec<Value> = set
@@ -150,7 +153,10 @@ fn choose_player(set: &RuleSet, req: &GameRequest) -> Result<Chosen, ApiError> {
     match (&req.tier, &req.player) {
         (Some(t), None) => players::tier(set, "tier", t),
         (None, Some(p)) => players::player(set, p),
-        (Some(_), Some(_)) => Err(ApiError::bad_field("tier", "give 'tier' or 'player', not both")),
+        (Some(_), Some(_)) => Err(ApiError::bad_field(
+            "tier",
+            "give 'tier' or 'player', not both",
+        )),
         (None, None) => Err(ApiError::bad_field(
             "tier",
             "missing: give 'tier' (a tier name) or 'player' (a player spec)",
@@ -167,7 +173,10 @@ pub async fn choose(
     let set = rule_set(&s, req.rules.as_deref())?;
     let game = replay(set, &req)?;
     if let Some(o) = game.outcome() {
-        return Err(ApiError::bad_field("moves", format!("the game is over ({o}): no move to make")));
+        return Err(ApiError::bad_field(
+            "moves",
+            format!("the game is over ({o}): no move to make"),
+        ));
     }
     let chosen = choose_player(set, &req)?;
     let Some(ticket) = s.admit() else {
@@ -194,7 +203,10 @@ pub async fn choose(
     };
     match tokio::time::timeout(limit, work).await {
         Ok(Ok(answer)) => answer.map(Json),
-        Ok(Err(_)) => Err(ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "the search failed")),
+        Ok(Err(_)) => Err(ApiError::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "the search failed",
+        )),
         Err(_) => Err(ApiError::busy(format!(
             "the move took longer than the limit of {} ms; try again",
             limit.as_millis()
@@ -228,7 +240,10 @@ fn search(
         state.put_back(preset, &chosen.build, player);
     }
     let Some(action) = action else {
-        return Err(ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "no move found"));
+        return Err(ApiError::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "no move found",
+        ));
     };
     let mut out = json!({
         "action": action.to_string(),
@@ -238,7 +253,11 @@ fn search(
     if let Some(i) = info {
         let mcts = !chosen.build.starts_with("alphabeta");
         out["score"] = json!(i.score);
-        out["value"] = if mcts { json!(f64::from(i.score) / 1000.0) } else { Value::Null };
+        out["value"] = if mcts {
+            json!(f64::from(i.score) / 1000.0)
+        } else {
+            Value::Null
+        };
         out["nodes"] = json!(i.nodes);
         out["depth"] = json!(i.depth);
         out["pv"] = json!(i.pv.iter().map(|a| a.to_string()).collect::<Vec<_>>());

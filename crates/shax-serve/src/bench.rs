@@ -67,7 +67,12 @@ fn percentile(sorted: &[f64], q: f64) -> f64 {
 }
 
 /// Runs `clients` clients against `client`'s server for `duration`.
-pub async fn run(client: &Client, clients: usize, duration: Duration, bodies: Vec<Value>) -> LoadReport {
+pub async fn run(
+    client: &Client,
+    clients: usize,
+    duration: Duration,
+    bodies: Vec<Value>,
+) -> LoadReport {
     let bodies = std::sync::Arc::new(bodies);
     let start = Instant::now();
     let mut tasks = Vec::new();
@@ -78,7 +83,10 @@ pub async fn run(client: &Client, clients: usize, duration: Duration, bodies: Ve
             let mut i = c;
             while start.elapsed() < duration {
                 let t = Instant::now();
-                match client.post_json("/v1/move", &bodies[i % bodies.len()]).await {
+                match client
+                    .post_json("/v1/move", &bodies[i % bodies.len()])
+                    .await
+                {
                     Ok(a) if a.status.is_success() => {
                         lat.push(t.elapsed().as_secs_f64() * 1e3);
                         search += a.json()["time_ms"].as_f64().unwrap_or(0.0);

@@ -153,12 +153,5 @@ pub fn status(game: &Game) -> Value {
 
 /// The pieces on the board by colour, as point names.
 pub fn board(pos: &Position) -> Value {
-    per_color(|c| {
-        json!(
-            pos.board(c)
-                .iter()
-                .map(|p| p.name())
-                .collect::<Vec<_>>()
-        )
-    })
+    per_color(|c| json!(pos.board(c).iter().map(|p| p.name()).collect::<Vec<_>>()))
 }

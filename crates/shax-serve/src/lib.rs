@@ -76,8 +76,9 @@ pub fn router(state: Arc<AppState>) -> Result<Router, ServeError> {
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
         .layer(CatchPanicLayer::custom(error::panic_response));
     if let Some(origin) = &state.config.allow_origin {
-        let origin = HeaderValue::from_str(origin)
-            .map_err(|_| ServeError::Config(format!("--allow-origin '{origin}' is not a valid origin")))?;
+        let origin = HeaderValue::from_str(origin).map_err(|_| {
+            ServeError::Config(format!("--allow-origin '{origin}' is not a valid origin"))
+        })?;
         app = app.layer(
             CorsLayer::new()
                 .allow_origin(origin)
@@ -159,7 +160,11 @@ pub fn serve(addr: SocketAddr, config: ServeConfig) -> Result<(), ServeError> {
             "shax serve: http://{local}/ ({} workers, queue {}; tiers: {})",
             state.config.workers,
             state.config.queue,
-            if tiers.is_empty() { "none".to_string() } else { tiers.join(", ") }
+            if tiers.is_empty() {
+                "none".to_string()
+            } else {
+                tiers.join(", ")
+            }
         );
         serve_on(listener, state, shutdown_signal()).await
     })

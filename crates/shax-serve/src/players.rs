@@ -74,9 +74,7 @@ fn cap(spec: &PlayerSpec, key: &'static str, max: u64) -> Result<Option<u64>, Ap
 /// 400 naming `player`: a spec that does not parse, a refused kind, a budget
 /// over its cap.
 pub fn player(set: &RuleSet, text: &str) -> Result<Chosen, ApiError> {
-    let spec: PlayerSpec = text
-        .parse()
-        .map_err(|e| ApiError::bad_field("player", e))?;
+    let spec: PlayerSpec = text.parse().map_err(|e| ApiError::bad_field("player", e))?;
     match spec.kind.as_str() {
         "tier" => {
             let [name] = spec.args.as_slice() else {
@@ -86,7 +84,10 @@ pub fn player(set: &RuleSet, text: &str) -> Result<Chosen, ApiError> {
                 ));
             };
             if !spec.params.is_empty() {
-                return Err(ApiError::bad_field("player", "tier:<name> takes no parameters"));
+                return Err(ApiError::bad_field(
+                    "player",
+                    "tier:<name> takes no parameters",
+                ));
             }
             return tier(set, "player", name);
         }

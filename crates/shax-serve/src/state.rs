@@ -85,6 +85,9 @@ pub struct RuleSet {
     pub registry: Registry,
 }
 
+/// Idle tier players kept between requests, by rule set and tier spec.
+type IdlePlayers = HashMap<(Preset, String), Vec<Box<dyn Player>>>;
+
 /// The server's state, shared by every request.
 pub struct AppState {
     /// The setup.
@@ -95,7 +98,7 @@ pub struct AppState {
     pub workers: Arc<Semaphore>,
     /// Move requests admitted (running or waiting).
     pub admitted: AtomicUsize,
-    idle: Mutex<HashMap<(Preset, String), Vec<Box<dyn Player>>>>,
+    idle: Mutex<IdlePlayers>,
 }
 
 /// The manifest of `rules` under `dir`, or shax-bot's places; `None` when there is none.
@@ -163,20 +166,22 @@ impl AppState {
                 registry: shax_bot::registry(rules),
             };
             for t in &set.tiers {
-                let p = set.registry.build_str(&t.resolved).map_err(BotError::from)?;
+                let p = set
+                    .registry
+                    .build_str(&t.resolved)
+                    .map_err(BotError::from)?;
                 state.put_back(preset, &t.resolved, p);
             }
             rule_sets.push(set);
         }
-        Ok(AppState {
-            rule_sets,
-            ..state
-        })
+        Ok(AppState { rule_sets, ..state })
     }
 
     /// The rule set of a preset name.
     pub fn rule_set(&self, name: &str) -> Option<&RuleSet> {
-        self.rule_sets.iter().find(|s| s.rules.preset.name() == name)
+        self.rule_sets
+            .iter()
+            .find(|s| s.rules.preset.name() == name)
     }
 
     /// An idle player of `spec` from the pool, or a new one.
@@ -216,12 +221,10 @@ impl AppState {
             if n >= cap {
                 return None;
             }
-            match self.admitted.compare_exchange_weak(
-                n,
-                n + 1,
-                Ordering::AcqRel,
-                Ordering::Relaxed,
-            ) {
+            match self
+                .admitted
+                .compare_exchange_weak(n, n + 1, Ordering::AcqRel, Ordering::Relaxed)
+            {
                 Ok(_) => return Some(Ticket(Arc::clone(self))),
                 Err(now) => n = now,
             }

@@ -55,10 +55,17 @@ async fn post(s: &Server, path: &str, body: Value) -> Answer {
 /// Asserts a JSON error of `status` whose message contains `needle`.
 fn assert_error(a: &Answer, status: StatusCode, needle: &str) -> Value {
     let v = a.json();
-    let msg = v["error"].as_str().unwrap_or_else(|| panic!("no JSON error: {a:?}"));
+    let msg = v["error"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no JSON error: {a:?}"));
     assert_eq!(a.status, status, "{v}");
     assert!(msg.contains(needle), "'{msg}' lacks '{needle}'");
-    assert!(a.content_type.as_deref().unwrap_or("").starts_with("application/json"));
+    assert!(
+        a.content_type
+            .as_deref()
+            .unwrap_or("")
+            .starts_with("application/json")
+    );
     v
 }
 
@@ -70,9 +77,15 @@ async fn rules_list_presets_geometry_and_tiers() {
     let v = a.json();
     let sets = v["rules"].as_array().unwrap();
     let names: Vec<_> = sets.iter().map(|s| s["name"].as_str().unwrap()).collect();
-    assert_eq!(names, ["shax", "shax-flying", "nine-mens-morris", "morabaraba"]);
+    assert_eq!(
+        names,
+        ["shax", "shax-flying", "nine-mens-morris", "morabaraba"]
+    );
     let shax = &sets[0];
-    assert_eq!(shax["tiers"], json!(["beginner", "easy", "medium", "hard", "master"]));
+    assert_eq!(
+        shax["tiers"],
+        json!(["beginner", "easy", "medium", "hard", "master"])
+    );
     assert_eq!(shax["options"]["pieces"], 12);
     assert_eq!(shax["board"]["points"].as_array().unwrap().len(), 24);
     assert_eq!(shax["board"]["lines"].as_array().unwrap().len(), 16);
@@ -85,7 +98,14 @@ async fn rules_list_presets_geometry_and_tiers() {
     assert_eq!(mora["diagonals"].as_array().unwrap().len(), 4);
     assert_eq!(mora["adjacency"]["a7"], json!(["d7", "a4", "b6"]));
     let a7 = &shax["board"]["points"][0];
-    assert_eq!((a7["name"].as_str(), a7["file"].as_u64(), a7["rank"].as_u64()), (Some("a7"), Some(0), Some(7)));
+    assert_eq!(
+        (
+            a7["name"].as_str(),
+            a7["file"].as_u64(),
+            a7["rank"].as_u64()
+        ),
+        (Some("a7"), Some(0), Some(7))
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -96,8 +116,17 @@ async fn tiers_of_shax_rise_and_other_rules_have_none() {
     assert_eq!(tiers.len(), 5);
     let elos: Vec<f64> = tiers.iter().map(|t| t["elo"].as_f64().unwrap()).collect();
     assert!(elos.windows(2).all(|w| w[0] < w[1]), "{elos:?}");
-    assert!(tiers.iter().all(|t| t["player"].as_str().unwrap().starts_with("net:step-")));
-    let v = s.client.get("/v1/tiers?rules=morabaraba").await.unwrap().json();
+    assert!(
+        tiers
+            .iter()
+            .all(|t| t["player"].as_str().unwrap().starts_with("net:step-"))
+    );
+    let v = s
+        .client
+        .get("/v1/tiers?rules=morabaraba")
+        .await
+        .unwrap()
+        .json();
     assert_eq!(v["tiers"], json!([]));
     assert!(v["note"].as_str().unwrap().contains("no tiers"));
     let a = s.client.get("/v1/tiers?rules=chess").await.unwrap();
@@ -117,17 +146,38 @@ async fn legal_follows_the_moves_and_names_the_task() {
     assert_eq!(v["status"]["text"], "White to place (12 in hand).");
     // Nine Men's Morris: a line while placing removes.
     let moves = json!(["a7", "a1", "d7", "d1", "g7"]);
-    let v = post(&s, "/v1/legal", json!({"rules": "nine-mens-morris", "moves": moves})).await.json();
+    let v = post(
+        &s,
+        "/v1/legal",
+        json!({"rules": "nine-mens-morris", "moves": moves}),
+    )
+    .await
+    .json();
     assert_eq!(v["status"]["task"], "remove");
     assert_eq!(v["legal"], json!(["xa1", "xd1"]));
     assert_eq!(v["board"]["white"], json!(["a7", "d7", "g7"]));
-    assert!(v["status"]["text"].as_str().unwrap().contains("White to remove a piece of Black"));
+    assert!(
+        v["status"]["text"]
+            .as_str()
+            .unwrap()
+            .contains("White to remove a piece of Black")
+    );
     // The position string of an answer is a start that gives the same answer.
-    let again = post(&s, "/v1/legal", json!({"rules": "nine-mens-morris", "fen": v["fen"]})).await.json();
+    let again = post(
+        &s,
+        "/v1/legal",
+        json!({"rules": "nine-mens-morris", "fen": v["fen"]}),
+    )
+    .await
+    .json();
     assert_eq!(again["legal"], v["legal"]);
-    let done = post(&s, "/v1/legal", json!({"rules": "nine-mens-morris", "moves": ["a7", "a1", "d7", "d1", "g7", "xa1"]}))
-        .await
-        .json();
+    let done = post(
+        &s,
+        "/v1/legal",
+        json!({"rules": "nine-mens-morris", "moves": ["a7", "a1", "d7", "d1", "g7", "xa1"]}),
+    )
+    .await
+    .json();
     assert_eq!(done["status"]["to_act"], "black");
     assert_eq!(done["status"]["on_board"]["black"], 1);
 }
@@ -137,16 +187,28 @@ async fn legal_reports_bad_positions_and_the_first_illegal_action() {
     let s = start().await;
     let a = post(&s, "/v1/legal", json!({"moves": ["d7", "a1", "d7", "g7"]})).await;
     let v = assert_error(&a, StatusCode::BAD_REQUEST, "moves: [2] 'd7'");
-    assert_eq!((v["field"].as_str(), v["index"].as_u64()), (Some("moves"), Some(2)));
+    assert_eq!(
+        (v["field"].as_str(), v["index"].as_u64()),
+        (Some("moves"), Some(2))
+    );
     let a = post(&s, "/v1/legal", json!({"moves": ["d7", "z9"]})).await;
     let v = assert_error(&a, StatusCode::BAD_REQUEST, "'z9'");
     assert_eq!(v["index"], 1);
     let a = post(&s, "/v1/legal", json!({"fen": "W.B/nonsense"})).await;
     assert_error(&a, StatusCode::BAD_REQUEST, "fen: bad position string");
     let a = post(&s, "/v1/legal", json!({"rules": "nine-men"})).await;
-    assert_error(&a, StatusCode::BAD_REQUEST, "rules: unknown rules 'nine-men'");
+    assert_error(
+        &a,
+        StatusCode::BAD_REQUEST,
+        "rules: unknown rules 'nine-men'",
+    );
     // A rules file's path is a name like any other: never read.
-    let a = post(&s, "/v1/legal", json!({"rules": "configs/rules/shax-traditional.toml"})).await;
+    let a = post(
+        &s,
+        "/v1/legal",
+        json!({"rules": "configs/rules/shax-traditional.toml"}),
+    )
+    .await;
     assert_error(&a, StatusCode::BAD_REQUEST, "unknown rules");
     let a = post(&s, "/v1/legal", json!({"rules": "shax", "move": ["d7"]})).await;
     assert_error(&a, StatusCode::BAD_REQUEST, "unknown field `move`");
@@ -159,19 +221,44 @@ async fn move_answers_a_legal_action_for_tiers_and_classic_players() {
     let s = start().await;
     let moves = json!(["d7", "a1", "g4"]);
     let legal = post(&s, "/v1/legal", json!({"moves": moves})).await.json()["legal"].clone();
-    for (key, who) in [("tier", "beginner"), ("tier", "medium"), ("player", "tier:easy"), ("player", "alphabeta:depth=2"), ("player", "mcts:sims=200"), ("player", "greedy")] {
+    for (key, who) in [
+        ("tier", "beginner"),
+        ("tier", "medium"),
+        ("player", "tier:easy"),
+        ("player", "alphabeta:depth=2"),
+        ("player", "mcts:sims=200"),
+        ("player", "greedy"),
+    ] {
         let a = post(&s, "/v1/move", json!({"moves": moves, key: who, "seed": 7})).await;
         let v = a.json();
         assert_eq!(a.status, StatusCode::OK, "{who}: {v}");
-        assert!(legal.as_array().unwrap().contains(&v["action"]), "{who}: {v}");
+        assert!(
+            legal.as_array().unwrap().contains(&v["action"]),
+            "{who}: {v}"
+        );
         assert!(v["time_ms"].as_f64().unwrap() >= 0.0);
-        let shown = if key == "tier" { format!("tier:{who}") } else { who.to_string() };
+        let shown = if key == "tier" {
+            format!("tier:{who}")
+        } else {
+            who.to_string()
+        };
         assert_eq!(v["player"], shown.as_str());
     }
-    let v = post(&s, "/v1/move", json!({"moves": moves, "tier": "medium"})).await.json();
+    let v = post(&s, "/v1/move", json!({"moves": moves, "tier": "medium"}))
+        .await
+        .json();
     let value = v["value"].as_f64().unwrap();
-    assert!((-1.0..=1.0).contains(&value) && v["nodes"].as_u64().unwrap() >= 2048, "{v}");
-    let v = post(&s, "/v1/move", json!({"rules": "nine-mens-morris", "player": "alphabeta:depth=3"})).await.json();
+    assert!(
+        (-1.0..=1.0).contains(&value) && v["nodes"].as_u64().unwrap() >= 2048,
+        "{v}"
+    );
+    let v = post(
+        &s,
+        "/v1/move",
+        json!({"rules": "nine-mens-morris", "player": "alphabeta:depth=3"}),
+    )
+    .await
+    .json();
     assert_eq!(v["depth"], 3, "{v}");
 }
 
@@ -181,9 +268,15 @@ async fn move_refuses_unknown_tiers_and_specs_over_the_caps() {
     let cases: [(Value, &str); 14] = [
         (json!({}), "tier: missing"),
         (json!({"tier": "grandmaster"}), "unknown tier 'grandmaster'"),
-        (json!({"rules": "morabaraba", "tier": "easy"}), "have no tiers"),
+        (
+            json!({"rules": "morabaraba", "tier": "easy"}),
+            "have no tiers",
+        ),
         (json!({"tier": "easy", "player": "greedy"}), "not both"),
-        (json!({"player": "net:checkpoints/shax/step-000060000.bpk"}), "'net' players are not served"),
+        (
+            json!({"player": "net:checkpoints/shax/step-000060000.bpk"}),
+            "'net' players are not served",
+        ),
         (json!({"player": "tier:../../etc/passwd"}), "unknown tier"),
         (json!({"player": "alphabeta:ms=60000"}), "'ms'"),
         (json!({"player": "alphabeta:depth=12"}), "'depth'"),
@@ -210,17 +303,39 @@ async fn errors_of_the_http_layer_are_json_too() {
     let a = c.get("/v2/rules").await.unwrap();
     assert_error(&a, StatusCode::NOT_FOUND, "no such path: GET /v2/rules");
     let a = c.get("/v1/move").await.unwrap();
-    assert_error(&a, StatusCode::METHOD_NOT_ALLOWED, "GET is not allowed on /v1/move");
+    assert_error(
+        &a,
+        StatusCode::METHOD_NOT_ALLOWED,
+        "GET is not allowed on /v1/move",
+    );
     let a = c.send(Method::DELETE, "/v1/rules", None, "").await.unwrap();
     assert_error(&a, StatusCode::METHOD_NOT_ALLOWED, "DELETE");
-    let a = c.send(Method::POST, "/v1/legal", Some("application/json"), "{\"rules\": ").await.unwrap();
+    let a = c
+        .send(
+            Method::POST,
+            "/v1/legal",
+            Some("application/json"),
+            "{\"rules\": ",
+        )
+        .await
+        .unwrap();
     assert_error(&a, StatusCode::BAD_REQUEST, "malformed JSON");
-    let a = c.send(Method::POST, "/v1/legal", Some("text/plain"), "{}").await.unwrap();
-    assert_error(&a, StatusCode::BAD_REQUEST, "Content-Type: application/json");
+    let a = c
+        .send(Method::POST, "/v1/legal", Some("text/plain"), "{}")
+        .await
+        .unwrap();
+    assert_error(
+        &a,
+        StatusCode::BAD_REQUEST,
+        "Content-Type: application/json",
+    );
     let a = c.send(Method::POST, "/v1/move", None, "{}").await.unwrap();
     assert_error(&a, StatusCode::BAD_REQUEST, "content type");
     let big = format!("{{\"moves\": [\"{}\"]}}", "d".repeat(70 * 1024));
-    let a = c.send(Method::POST, "/v1/legal", Some("application/json"), big).await.unwrap();
+    let a = c
+        .send(Method::POST, "/v1/legal", Some("application/json"), big)
+        .await
+        .unwrap();
     assert_error(&a, StatusCode::PAYLOAD_TOO_LARGE, "65536 bytes");
     // The connection and the server are fine after all of that.
     assert_eq!(c.get("/healthz").await.unwrap().status, StatusCode::OK);
@@ -258,7 +373,11 @@ async fn busy_pool_answers_503_beyond_its_queue_then_recovers() {
     assert!(ok >= 16, "{ok} answered, {busy} busy");
     assert!(busy >= 1, "the queue never filled: {ok} answered");
     let h = s.client.get("/healthz").await.unwrap().json();
-    assert_eq!((h["ok"].as_bool(), h["admitted"].as_u64()), (Some(true), Some(0)), "{h}");
+    assert_eq!(
+        (h["ok"].as_bool(), h["admitted"].as_u64()),
+        (Some(true), Some(0)),
+        "{h}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -38,8 +38,20 @@ function drawBoard() {
   for (const p of game.rules.board.points) {
     const [cx, cy] = xy(p);
     el("circle", { cx, cy, r: 9, class: "pt" }, svg);
-    const t = el("text", { x: cx + 12, y: cy - 12, class: "label" }, svg);
-    t.textContent = p.name;
+  }
+  // Coordinates on the edges, as on a chess board: files below, ranks on the left.
+  const files = new Map(), ranks = new Map();
+  for (const p of game.rules.board.points) {
+    files.set(p.file, p.name.replace(/[0-9]+$/, ""));
+    ranks.set(p.rank, p.name.replace(/^[a-z]+/, ""));
+  }
+  for (const [file, name] of files) {
+    const t = el("text", { x: xy({ file, rank: 0 })[0], y: 694, class: "label" }, svg);
+    t.textContent = name;
+  }
+  for (const [rank, name] of ranks) {
+    const t = el("text", { x: 13, y: xy({ file: 0, rank })[1] + 6, class: "label" }, svg);
+    t.textContent = name;
   }
   game.pieceLayer = el("g", {}, svg);
   game.hitLayer = el("g", {}, svg);

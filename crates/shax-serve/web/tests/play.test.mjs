@@ -69,7 +69,8 @@ async function waitTurn(page) {
   return page.evaluate(() => document.body.dataset.turn);
 }
 
-// The pieces drawn are those the API has for the recorded moves.
+// The pieces drawn are those the API has for the recorded moves (call it at
+// rest: after waitTurn, so no reply lands between reading the record and the board).
 async function checkBoard(page, rules) {
   const moves = await recordMoves(page);
   const res = await fetch(`${base}/v1/legal`, { method: "POST", headers: { "Content-Type": "application/json" },
@@ -120,7 +121,8 @@ test("a whole game by clicks against tier:beginner", { timeout: 600_000 }, async
   while ((await waitTurn(page)) === "human") {
     await humanAction(page, pick);
     actions += 1;
-    if (actions % 10 === 1) want = await checkBoard(page, "shax");
+    // Check at rest (the reply in, the human to act), not while the tier's reply lands.
+    if (actions % 10 === 1 && (await waitTurn(page)) === "human") want = await checkBoard(page, "shax");
     if (actions === 20) await page.screenshot({ path: path.join(shots, "desktop-1280x800.png") });
     assert.ok(actions < 1000, "the game ends");
   }
