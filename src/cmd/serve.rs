@@ -94,10 +94,16 @@ pub struct BenchArgs {
 
 pub fn bench(a: BenchArgs) -> anyhow::Result<()> {
     super::bench::check_seconds(a.seconds)?;
-    anyhow::ensure!((1..=1024).contains(&a.clients), "--clients must be 1 to 1024, got {}", a.clients);
+    anyhow::ensure!(
+        (1..=1024).contains(&a.clients),
+        "--clients must be 1 to 1024, got {}",
+        a.clients
+    );
     let preset: Preset = a.rules.parse()?;
     let bodies = bench::bodies(&shax_core::Rules::preset(preset), &a.player, 256, 1);
-    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
     let report = rt.block_on(async {
         let url = match a.url {
             Some(u) => u,
@@ -107,22 +113,49 @@ pub fn bench(a: BenchArgs) -> anyhow::Result<()> {
                 let state = Arc::new(AppState::new(c)?);
                 let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
                 let addr = listener.local_addr()?;
-                tokio::spawn(shax_serve::serve_on(listener, state, std::future::pending()));
+                tokio::spawn(shax_serve::serve_on(
+                    listener,
+                    state,
+                    std::future::pending(),
+                ));
                 format!("http://{addr}")
             }
         };
         let client = Client::new(&url);
-        let probe = client.post_json("/v1/move", &bodies[0]).await.with_context(|| format!("POST {url}/v1/move"))?;
-        anyhow::ensure!(probe.status.is_success(), "the server refused the request: {}", probe.json());
-        anyhow::Ok(bench::run(&client, a.clients, Duration::from_secs_f64(a.seconds), bodies).await)
+        let probe = client
+            .post_json("/v1/move", &bodies[0])
+            .await
+            .with_context(|| format!("POST {url}/v1/move"))?;
+        anyhow::ensure!(
+            probe.status.is_success(),
+            "the server refused the request: {}",
+            probe.json()
+        );
+        anyhow::Ok(
+            bench::run(
+                &client,
+                a.clients,
+                Duration::from_secs_f64(a.seconds),
+                bodies,
+            )
+            .await,
+        )
     })?;
     if a.json {
         println!("{}", serde_json::to_string(&report)?);
     } else {
         println!(
             "POST /v1/move {} ({}), {} clients, {:.1} s: {} answers ({:.1}/s), {} errors; latency p50 {:.1} ms, p99 {:.1} ms; search {:.1} ms mean",
-            a.player, a.rules, report.clients, report.seconds, report.ok, report.requests_per_sec,
-            report.errors, report.p50_ms, report.p99_ms, report.mean_search_ms
+            a.player,
+            a.rules,
+            report.clients,
+            report.seconds,
+            report.ok,
+            report.requests_per_sec,
+            report.errors,
+            report.p50_ms,
+            report.p99_ms,
+            report.mean_search_ms
         );
     }
     Ok(())
