@@ -7,6 +7,8 @@
 //   SHAX_BIN     the binary (default: target/release/shax of this checkout)
 //   CHROMIUM     the browser (default: /usr/bin/chromium)
 //   SCREENSHOTS  where the screenshots go (default: ./screenshots)
+//   TIERS        the Shax tiers to play a whole game against, comma-separated
+//                (default: beginner; `TIERS=beginner,easy,medium,hard,master` plays each)
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
@@ -99,16 +101,18 @@ async function humanAction(page, pick) {
   await page.waitForFunction((k) => document.querySelectorAll("#record li").length > k, n);
 }
 
-test("a whole game by clicks against tier:beginner", { timeout: 600_000 }, async () => {
+const TIERS = (process.env.TIERS || "beginner").split(",").map((t) => t.trim()).filter(Boolean);
+
+for (const [k, tier] of TIERS.entries()) test(`a whole game by clicks against tier:${tier}`, { timeout: 1_800_000 }, async () => {
   const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   page.on("pageerror", (e) => assert.fail(`page error: ${e.message}`));
   await page.goto(base);
-  await page.selectOption("#tier", "beginner");
+  await page.selectOption("#tier", tier);
   await page.click("#new");
   assert.equal(await waitTurn(page), "human");
   assert.equal(await page.textContent("#status"), "White to place (12 in hand). Your turn.");
   assert.equal(await page.locator(".hit.target").count(), 24);
-  const pick = rng(2026);
+  const pick = rng(2026 + k);
   // Undo: one turn and the reply, back to the start.
   await humanAction(page, pick);
   await waitTurn(page);
@@ -123,19 +127,19 @@ test("a whole game by clicks against tier:beginner", { timeout: 600_000 }, async
     actions += 1;
     // Check at rest (the reply in, the human to act), not while the tier's reply lands.
     if (actions % 10 === 1 && (await waitTurn(page)) === "human") want = await checkBoard(page, "shax");
-    if (actions === 20) await page.screenshot({ path: path.join(shots, "desktop-1280x800.png") });
+    if (actions === 20 && k === 0) await page.screenshot({ path: path.join(shots, "desktop-1280x800.png") });
     assert.ok(actions < 1000, "the game ends");
   }
   want = await checkBoard(page, "shax");
   assert.ok(want.status.over, "the API agrees the game is over");
   const status = await page.textContent("#status");
   assert.match(status, /^(White wins|Black wins|Draw): .+\.$/);
-  await page.screenshot({ path: path.join(shots, "desktop-end-1280x800.png") });
+  await page.screenshot({ path: path.join(shots, `desktop-end-${tier}-1280x800.png`) });
   const download = page.waitForEvent("download");
   await page.click("#download");
   const file = await download;
   assert.match(file.suggestedFilename(), /^shax-shax-\d+\.txt$/);
-  console.log(`# game over after ${actions} human actions: ${status}`);
+  console.log(`# tier:${tier}: game over after ${actions} human actions: ${status}`);
   await page.close();
 });
 
