@@ -175,6 +175,9 @@ pub fn train(
             break;
         }
     }
+    if run.time_up {
+        run.evaluate_last()?;
+    }
     Ok(run.finish())
 }
 
@@ -215,6 +218,8 @@ struct Run<'a> {
     aug: Augmenter,
     selfplay: bool,
     resumed: bool,
+    /// The run stopped at its `run.hours` limit.
+    time_up: bool,
     started: Instant,
     base_elapsed: f64,
     /// CPU seconds of the run before this call, and of the process when it began.
@@ -287,6 +292,7 @@ impl<'a> Run<'a> {
             aug,
             selfplay: opts.selfplay,
             resumed: opts.resume,
+            time_up: false,
             started: Instant::now(),
             interval_start: Instant::now(),
             rates: (0, 0.0, 0, 0.0),
@@ -311,6 +317,7 @@ impl<'a> Run<'a> {
         if hours > 0.0 && self.elapsed() >= hours * 3600.0 {
             self.log
                 .line(&format!("time limit of {hours} hours reached"));
+            self.time_up = true;
             return false;
         }
         true
@@ -503,6 +510,16 @@ impl<'a> Run<'a> {
 
     fn evaluate_if_due(&mut self) -> Result<(), RunError> {
         if eval_due(&self.cfg, self.trainer.step) {
+            self.evaluate_state()?;
+        }
+        Ok(())
+    }
+
+    /// At the time limit: the last checkpoint's evaluation, unless it had one
+    /// (a run that stops on `run.total_steps` evaluates its last as it is due).
+    fn evaluate_last(&mut self) -> Result<(), RunError> {
+        let step = self.state.step;
+        if self.cfg.eval.every_checkpoints > 0 && step > 0 && !elo_has_step(&self.paths, step) {
             self.evaluate_state()?;
         }
         Ok(())

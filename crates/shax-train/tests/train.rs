@@ -180,6 +180,36 @@ fn a_corrupt_shard_is_skipped_with_a_warning_naming_it() {
     let _ = fs::remove_dir_all(&dir);
 }
 
+/// A run stopped by `run.hours` between due evaluations still evaluates its
+/// last checkpoint, once: resuming the finished run adds no second line.
+#[test]
+fn the_time_limit_evaluates_the_last_checkpoint() {
+    let dir = tmp("timeup");
+    let mut o = opts(&dir, false, None);
+    o.config.eval.every_checkpoints = 1000; // never due on its own
+    o.config.run.hours = 1e-5; // 36 ms: one interval, then the limit
+    let mut out = Lines(Vec::new());
+    let s = train(&o, &mut out, &AtomicBool::new(false)).unwrap();
+    assert!(s.step > 0 && s.step < 40, "{s:?}");
+    assert_eq!(s.evaluations, 1, "{:?}", out.0);
+    let steps: Vec<u64> = read_elo(&RunPaths::new(&dir))
+        .iter()
+        .map(|e| e.step)
+        .collect();
+    assert_eq!(steps, vec![s.step]);
+    assert!(
+        out.0.iter().any(|l| l.contains("time limit")),
+        "{:?}",
+        out.0
+    );
+
+    let mut out = Lines(Vec::new());
+    let again = train(&opts(&dir, true, None), &mut out, &AtomicBool::new(false)).unwrap();
+    assert_eq!((again.step, again.evaluations), (s.step, 0), "{:?}", out.0);
+    assert_eq!(read_elo(&RunPaths::new(&dir)).len(), 1);
+    let _ = fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn an_existing_run_dir_without_resume_is_refused() {
     let dir = tmp("exists");
