@@ -47,7 +47,8 @@ def main():
         ax.errorbar(xs, ys, yerr=err, marker="o", capsize=3, label=name)
     ax.set_xlabel("CPU hours of the trainer" if a.clock == "cpu" else "hours")
     ax.set_ylabel(f"score against {a.opponent} (%)")
-    ax.set_ylim(0, 100)
+    top = max(100 * p[3] for pts in runs.values() for p in pts)
+    ax.set_ylim(0, min(100, 10 * math.ceil((top + 5) / 10)))
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
     if a.title:
