@@ -33,12 +33,13 @@
 //! Self-play on two cores is bound by evaluations, so the default is the
 //! smallest trunk with some depth: 128 wide, 3 blocks, layer norm on (it costs
 //! 7 to 15% and keeps a deeper trunk trainable); about 65% of the one-core
-//! matmul peak at batch 64. Only this default size has been trained: the
-//! shipped Shax networks (`checkpoints/shax/`) are checkpoints of one
-//! `configs/shax.toml` run of 300,000 steps (1.24 hours on the 2-core machine).
-//! The other sizes were timed, not trained, so strength per size is not
-//! compared yet; `configs/gpu.toml` (256 x 6) is untried, and the tests train
-//! only `configs/smoke.toml`'s 16 x 1.
+//! matmul peak at batch 64. The shipped Shax networks (`checkpoints/shax/`)
+//! are checkpoints of one `configs/shax.toml` run of 300,000 steps (1.24 hours
+//! on the 2-core machine). In half-hour screens on one core (the project's
+//! docs/EXPERIMENTS.md), 64 x 3 stalled far behind, and 192 x 3 ended level
+//! with the default on half its games; longer runs decide between those two.
+//! `configs/gpu.toml` (256 x 6) is untried, and the tests train only
+//! `configs/smoke.toml`'s 16 x 1.
 
 use burn::config::Config;
 use burn::module::Module;
