@@ -36,6 +36,35 @@ const EXACT: u8 = 1;
 const LOWER: u8 = 2;
 const UPPER: u8 = 3;
 
+/// A node's actions and their ordering keys, picked best first.
+struct Ordered {
+    len: usize,
+    keys: [i32; MAX_ACTIONS],
+    acts: [Action; MAX_ACTIONS],
+}
+
+impl Ordered {
+    /// Moves the best of the actions from `i` on to place `i` (a selection
+    /// sort step, first among equals) and returns it with its key.
+    #[inline]
+    fn pick(&mut self, i: usize) -> (Action, i32) {
+        let mut j = i;
+        for k in i + 1..self.len {
+            if self.keys[k] > self.keys[j] {
+                j = k;
+            }
+        }
+        if j != i {
+            let (ka, aa) = (self.keys[j], self.acts[j]);
+            self.keys.copy_within(i..j, i + 1);
+            self.acts.copy_within(i..j, i + 1);
+            self.keys[i] = ka;
+            self.acts[i] = aa;
+        }
+        (self.acts[i], self.keys[i])
+    }
+}
+
 #[derive(Clone, Copy, Default)]
 struct TtEntry {
     key: u64,
@@ -376,109 +405,21 @@ impl Search<'_, '_> {
         beta: i32,
         ply: usize,
     ) -> i32 {
-        self.nodes += 1;
-        if self.nodes & 1023 == 0 {
-            self.check_stop();
+        if let Some(v) = self.leaf(pos, depth, ply) {
+            return v;
         }
-        if self.stopped {
-            return 0;
-        }
-        let me = pos.to_act();
-        if ply > 0
-            && let Some(o) = self.hist.outcome(pos)
-        {
-            return match o.winner {
-                None => 0,
-                Some(w) if w == me => WIN - ply as i32,
-                Some(_) => -(WIN - ply as i32),
-            };
-        }
-        let task = pos.task();
-        if (depth <= 0 && task != Task::Remove) || ply >= MAX_PLY - 1 {
-            return self.eval.evaluate(pos);
-        }
-
         let key = pos.full_key();
-        let idx = key as usize & self.mask;
-        let e = self.tt[idx];
-        let mut tt_move = None;
-        if e.key == key && e.flag != 0 {
-            tt_move = e
-                .best
-                .checked_sub(1)
-                .and_then(|i| Action::from_policy_index(i as usize));
-            if ply > 0 && e.depth as i32 >= depth {
-                let s = from_tt(e.score, ply);
-                match e.flag {
-                    EXACT => return s,
-                    LOWER if s >= beta => return s,
-                    UPPER if s <= alpha => return s,
-                    _ => {}
-                }
-            }
+        let (cut, tt_move) = self.probe(key, depth, alpha, beta, ply);
+        if let Some(s) = cut {
+            return s;
         }
-
-        let mut list = ActionList::new();
-        if ply == 0 {
-            for &a in &self.root {
-                list.push(a);
-            }
-        } else {
-            pos.legal_actions_into(&mut list);
-        }
-        let n = list.len();
-        let mut keys = [0i32; MAX_ACTIONS];
-        let mut acts = [Action::Remove(shax_core::Point::ALL[0]); MAX_ACTIONS];
-        for (i, &a) in list.iter().enumerate() {
-            acts[i] = a;
-            keys[i] = if ply == 0 && i == 0 {
-                20_000_000
-            } else {
-                self.order(pos, a, tt_move, ply)
-            };
-        }
-
+        let mut moves = self.ordered(pos, tt_move, ply);
         let alpha0 = alpha;
         let mut best = -INF;
         let mut best_move = None;
-        for i in 0..n {
-            // Selection sort: the best remaining action, first among equals.
-            let mut j = i;
-            for k in i + 1..n {
-                if keys[k] > keys[j] {
-                    j = k;
-                }
-            }
-            if j != i {
-                let (ka, aa) = (keys[j], acts[j]);
-                keys.copy_within(i..j, i + 1);
-                acts.copy_within(i..j, i + 1);
-                keys[i] = ka;
-                acts[i] = aa;
-            }
-            let a = acts[i];
-            let mut child = *pos;
-            child.play_unchecked(a);
-            let m = self.hist.push(a, &child);
-            let nd = if a.is_removal() { depth } else { depth - 1 };
-            let same = child.to_act() == me;
-            let mut score;
-            if i == 0 {
-                score = self.child(&child, nd, alpha, beta, same, ply + 1);
-            } else {
-                // Late quiet actions (no line, no block, no killer, not the
-                // table's) that do not earn a removal are searched a turn
-                // shallower first; one that beats alpha is searched again.
-                let r = self.reduction(depth, i, keys[i], a, &child);
-                score = self.child(&child, nd - r, alpha, alpha + 1, same, ply + 1);
-                if r > 0 && score > alpha {
-                    score = self.child(&child, nd, alpha, alpha + 1, same, ply + 1);
-                }
-                if score > alpha && score < beta {
-                    score = self.child(&child, nd, alpha, beta, same, ply + 1);
-                }
-            }
-            self.hist.pop(m);
+        for i in 0..moves.len {
+            let (a, order) = moves.pick(i);
+            let score = self.search_action(pos, a, (i, order), depth, (alpha, beta), ply);
             if self.stopped {
                 return 0;
             }
@@ -491,20 +432,12 @@ impl Search<'_, '_> {
                 if score > alpha {
                     alpha = score;
                     if alpha >= beta {
-                        if !a.is_removal() && keys[i] < 1_500_000 {
-                            let k = &mut self.killers[ply];
-                            if k[0] != Some(a) {
-                                k[1] = k[0];
-                                k[0] = Some(a);
-                            }
-                            self.history[me.index()][a.policy_index()] += depth * depth;
-                        }
+                        self.note_cutoff(pos, a, order, depth, ply);
                         break;
                     }
                 }
             }
         }
-
         let flag = if best <= alpha0 {
             UPPER
         } else if best >= beta {
@@ -512,7 +445,7 @@ impl Search<'_, '_> {
         } else {
             EXACT
         };
-        self.tt[idx] = TtEntry {
+        self.tt[key as usize & self.mask] = TtEntry {
             key,
             score: to_tt(best, ply),
             best: best_move.map_or(0, |a| a.policy_index() as u16 + 1),
@@ -520,6 +453,144 @@ impl Search<'_, '_> {
             flag,
         };
         best
+    }
+
+    /// Counts the node and ends it early: 0 once stopped, the result of a
+    /// finished game, the evaluation at the horizon (a removal owed is
+    /// searched past it).
+    #[inline]
+    fn leaf(&mut self, pos: &Position, depth: i32, ply: usize) -> Option<i32> {
+        self.nodes += 1;
+        if self.nodes & 1023 == 0 {
+            self.check_stop();
+        }
+        if self.stopped {
+            return Some(0);
+        }
+        if ply > 0
+            && let Some(o) = self.hist.outcome(pos)
+        {
+            return Some(match o.winner {
+                None => 0,
+                Some(w) if w == pos.to_act() => WIN - ply as i32,
+                Some(_) => -(WIN - ply as i32),
+            });
+        }
+        if (depth <= 0 && pos.task() != Task::Remove) || ply >= MAX_PLY - 1 {
+            return Some(self.eval.evaluate(pos));
+        }
+        None
+    }
+
+    /// The transposition table's entry for `key`: a score that ends the node
+    /// (deep enough and within its bound; never at the root) and the move it stored.
+    #[inline]
+    fn probe(
+        &self,
+        key: u64,
+        depth: i32,
+        alpha: i32,
+        beta: i32,
+        ply: usize,
+    ) -> (Option<i32>, Option<Action>) {
+        let e = self.tt[key as usize & self.mask];
+        if e.key != key || e.flag == 0 {
+            return (None, None);
+        }
+        let tt_move = e
+            .best
+            .checked_sub(1)
+            .and_then(|i| Action::from_policy_index(i as usize));
+        if ply > 0 && e.depth as i32 >= depth {
+            let s = from_tt(e.score, ply);
+            match e.flag {
+                EXACT => return (Some(s), tt_move),
+                LOWER if s >= beta => return (Some(s), tt_move),
+                UPPER if s <= alpha => return (Some(s), tt_move),
+                _ => {}
+            }
+        }
+        (None, tt_move)
+    }
+
+    /// The actions of `pos` with their ordering keys (at the root, the root's
+    /// list, its first action first).
+    fn ordered(&self, pos: &Position, tt_move: Option<Action>, ply: usize) -> Ordered {
+        let mut list = ActionList::new();
+        if ply == 0 {
+            for &a in &self.root {
+                list.push(a);
+            }
+        } else {
+            pos.legal_actions_into(&mut list);
+        }
+        let mut moves = Ordered {
+            len: list.len(),
+            keys: [0; MAX_ACTIONS],
+            acts: [Action::Remove(shax_core::Point::ALL[0]); MAX_ACTIONS],
+        };
+        for (i, &a) in list.iter().enumerate() {
+            moves.acts[i] = a;
+            moves.keys[i] = if ply == 0 && i == 0 {
+                20_000_000
+            } else {
+                self.order(pos, a, tt_move, ply)
+            };
+        }
+        moves
+    }
+
+    /// The score of the `i`-th action `a` (ordering key `order`) of `pos`:
+    /// the first with the full window, the others with a null window (late
+    /// quiet ones reduced first) and again with the full window when they
+    /// fall inside it.
+    fn search_action(
+        &mut self,
+        pos: &Position,
+        a: Action,
+        (i, order): (usize, i32),
+        depth: i32,
+        (alpha, beta): (i32, i32),
+        ply: usize,
+    ) -> i32 {
+        let mut child = *pos;
+        child.play_unchecked(a);
+        let m = self.hist.push(a, &child);
+        let nd = if a.is_removal() { depth } else { depth - 1 };
+        let same = child.to_act() == pos.to_act();
+        let mut score;
+        if i == 0 {
+            score = self.child(&child, nd, alpha, beta, same, ply + 1);
+        } else {
+            // Late quiet actions (no line, no block, no killer, not the
+            // table's) that do not earn a removal are searched a turn
+            // shallower first; one that beats alpha is searched again.
+            let r = self.reduction(depth, i, order, a, &child);
+            score = self.child(&child, nd - r, alpha, alpha + 1, same, ply + 1);
+            if r > 0 && score > alpha {
+                score = self.child(&child, nd, alpha, alpha + 1, same, ply + 1);
+            }
+            if score > alpha && score < beta {
+                score = self.child(&child, nd, alpha, beta, same, ply + 1);
+            }
+        }
+        self.hist.pop(m);
+        score
+    }
+
+    /// A quiet action `a` that cut the search off at `ply` becomes a killer
+    /// there and gains history.
+    #[inline]
+    fn note_cutoff(&mut self, pos: &Position, a: Action, order: i32, depth: i32, ply: usize) {
+        if a.is_removal() || order >= 1_500_000 {
+            return;
+        }
+        let k = &mut self.killers[ply];
+        if k[0] != Some(a) {
+            k[1] = k[0];
+            k[0] = Some(a);
+        }
+        self.history[pos.to_act().index()][a.policy_index()] += depth * depth;
     }
 
     /// Late-move reduction of the `i`-th action `a` (ordering key `key`)

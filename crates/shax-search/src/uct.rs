@@ -157,50 +157,9 @@ impl Uct {
                     if node != 0 && tree[node].visits == 0 {
                         break;
                     }
-                    p.legal_actions_into(&mut list);
-                    let first = tree.len();
-                    let mover = p.to_act();
-                    for &a in &list {
-                        tree.push(Node {
-                            action: a,
-                            mover,
-                            expanded: false,
-                            n_children: 0,
-                            first_child: 0,
-                            visits: 0,
-                            value: 0.0,
-                        });
-                    }
-                    // Random order: unvisited children are then tried at random.
-                    let kids = &mut tree[first..];
-                    for i in (1..kids.len()).rev() {
-                        let j = rng.random_range(0..=i);
-                        kids.swap(i, j);
-                    }
-                    let n = &mut tree[node];
-                    n.expanded = true;
-                    n.first_child = first as u32;
-                    n.n_children = list.len() as u16;
+                    expand(tree, node, &p, &mut list, &mut rng);
                 }
-                let n = tree[node];
-                let first = n.first_child as usize;
-                let kids = &tree[first..first + n.n_children as usize];
-                let log_n = (n.visits.max(1) as f32).ln();
-                let mut best = 0;
-                let mut best_v = f32::NEG_INFINITY;
-                for (i, k) in kids.iter().enumerate() {
-                    if k.visits == 0 {
-                        best = i;
-                        break;
-                    }
-                    let inv = 1.0 / k.visits as f32;
-                    let v = k.value * inv + c * (log_n * inv).sqrt();
-                    if v > best_v {
-                        best_v = v;
-                        best = i;
-                    }
-                }
-                node = first + best;
+                node = select(tree, node, c);
                 let a = tree[node].action;
                 p.play_unchecked(a);
                 hist.push(a, &p);
@@ -214,18 +173,16 @@ impl Uct {
                     o
                 }
             };
-            let (vw, vb) = match o.winner {
-                None => (0.0, 0.0),
-                Some(Color::White) => (1.0, -1.0),
-                Some(Color::Black) => (-1.0, 1.0),
-            };
-            for &i in path.iter() {
-                let n = &mut tree[i as usize];
-                n.visits += 1;
-                n.value += if n.mover == Color::White { vw } else { vb };
-            }
+            backup(tree, path, o);
             hist.pop(root_mark);
         }
+        self.answer(done, rollout_actions)
+    }
+
+    /// The most visited root action (ties: the better total value) after
+    /// `done` simulations, with the statistics; sets [`Player::info`].
+    fn answer(&mut self, done: u64, rollout_actions: u64) -> Option<(Action, UctStats)> {
+        let tree = &self.tree;
         let root = tree[0];
         let kids = &tree[root.first_child as usize..][..root.n_children as usize];
         let best = kids
@@ -245,6 +202,79 @@ impl Uct {
                 tree_nodes: tree.len(),
             },
         ))
+    }
+}
+
+/// Gives `node` a child per action of `p`, in random order (unvisited
+/// children are then tried at random).
+fn expand(
+    tree: &mut Vec<Node>,
+    node: usize,
+    p: &Position,
+    list: &mut ActionList,
+    rng: &mut SmallRng,
+) {
+    p.legal_actions_into(list);
+    let first = tree.len();
+    let mover = p.to_act();
+    for &a in list.iter() {
+        tree.push(Node {
+            action: a,
+            mover,
+            expanded: false,
+            n_children: 0,
+            first_child: 0,
+            visits: 0,
+            value: 0.0,
+        });
+    }
+    let kids = &mut tree[first..];
+    for i in (1..kids.len()).rev() {
+        let j = rng.random_range(0..=i);
+        kids.swap(i, j);
+    }
+    let n = &mut tree[node];
+    n.expanded = true;
+    n.first_child = first as u32;
+    n.n_children = list.len() as u16;
+}
+
+/// UCB1 among the children of `node` (expanded): the first unvisited one,
+/// else the best mean plus `c` times the exploration term. Returns its index.
+fn select(tree: &[Node], node: usize, c: f32) -> usize {
+    let n = tree[node];
+    let first = n.first_child as usize;
+    let kids = &tree[first..first + n.n_children as usize];
+    let log_n = (n.visits.max(1) as f32).ln();
+    let mut best = 0;
+    let mut best_v = f32::NEG_INFINITY;
+    for (i, k) in kids.iter().enumerate() {
+        if k.visits == 0 {
+            best = i;
+            break;
+        }
+        let inv = 1.0 / k.visits as f32;
+        let v = k.value * inv + c * (log_n * inv).sqrt();
+        if v > best_v {
+            best_v = v;
+            best = i;
+        }
+    }
+    first + best
+}
+
+/// Adds a visit and the outcome `o` to every node of `path`, each from the
+/// view of the player who chose its action.
+fn backup(tree: &mut [Node], path: &[u32], o: Outcome) {
+    let (vw, vb) = match o.winner {
+        None => (0.0, 0.0),
+        Some(Color::White) => (1.0, -1.0),
+        Some(Color::Black) => (-1.0, 1.0),
+    };
+    for &i in path {
+        let n = &mut tree[i as usize];
+        n.visits += 1;
+        n.value += if n.mover == Color::White { vw } else { vb };
     }
 }
 
