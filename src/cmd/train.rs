@@ -10,7 +10,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use shax_core::Game;
 use shax_train::{
     CONFIG_FILE, CheckpointDir, Observer, RunInfo, SelfPlayOptions, TrainConfig, TrainOptions,
-    apply_overrides, inspect_run, read_shard, selfplay, train,
+    inspect_run, read_shard, selfplay, train,
 };
 
 /// The config `shax train` uses without `--config` (the laptop default for Shax).
@@ -129,26 +129,10 @@ pub fn train_cmd(a: TrainArgs) -> anyhow::Result<()> {
         anyhow::bail!("--resume needs --run-dir");
     }
     // Read and check the config before any work.
-    let config = match (&a.config, a.sets.is_empty()) {
-        (Some(p), true) => TrainConfig::load(p)?,
-        (None, true) => TrainConfig::parse(DEFAULT_CONFIG, "configs/shax.toml (embedded)")?,
-        (path, false) => {
-            let text = match path {
-                Some(p) => std::fs::read_to_string(p)
-                    .with_context(|| format!("reading config {}", p.display()))?,
-                None => DEFAULT_CONFIG.to_string(),
-            };
-            let sets: Vec<&str> = a.sets.iter().map(String::as_str).collect();
-            let name = path
-                .as_ref()
-                .map_or("configs/shax.toml (embedded)".into(), |p| {
-                    p.display().to_string()
-                });
-            TrainConfig::parse(
-                &apply_overrides(&text, &sets)?,
-                &format!("{name} with --set"),
-            )?
-        }
+    let sets: Vec<&str> = a.sets.iter().map(String::as_str).collect();
+    let config = match &a.config {
+        Some(p) => TrainConfig::load_with(p, &sets)?,
+        None => TrainConfig::parse_with(DEFAULT_CONFIG, "configs/shax.toml (embedded)", &sets)?,
     };
     let run_dir = a
         .run_dir

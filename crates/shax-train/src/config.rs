@@ -448,11 +448,33 @@ impl TrainConfig {
     /// [`ConfigError`] naming the file (and the key) when it cannot be read,
     /// is malformed, has an unknown key or a value out of range.
     pub fn load(path: &Path) -> Result<TrainConfig, ConfigError> {
+        TrainConfig::load_with(path, &[])
+    }
+
+    /// Reads a config file with `--set` overrides ([`apply_overrides`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`TrainConfig::load`], and as [`apply_overrides`].
+    pub fn load_with(path: &Path, sets: &[&str]) -> Result<TrainConfig, ConfigError> {
         let text = std::fs::read_to_string(path).map_err(|e| ConfigError::Io {
             path: path.display().to_string(),
             message: e.to_string(),
         })?;
-        TrainConfig::parse(&text, &path.display().to_string())
+        TrainConfig::parse_with(&text, &path.display().to_string(), sets)
+    }
+
+    /// Parses config text with `--set` overrides ([`apply_overrides`]); with
+    /// none, exactly [`TrainConfig::parse`] (errors keep the file's lines).
+    ///
+    /// # Errors
+    ///
+    /// As [`TrainConfig::parse`], and as [`apply_overrides`].
+    pub fn parse_with(text: &str, name: &str, sets: &[&str]) -> Result<TrainConfig, ConfigError> {
+        if sets.is_empty() {
+            return TrainConfig::parse(text, name);
+        }
+        TrainConfig::parse(&apply_overrides(text, sets)?, &format!("{name} with --set"))
     }
 
     /// Parses config text; `name` is the file's name for error messages.
