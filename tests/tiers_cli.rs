@@ -172,6 +172,39 @@ fn engine_takes_a_tier() {
     );
 }
 
+/// Every tier shipped in `checkpoints/` answers `go` in the engine (a short
+/// `movetime`: the top tiers search thousands of simulations).
+#[test]
+fn engine_answers_go_with_every_shipped_tier() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("checkpoints");
+    let mut asked = 0;
+    for entry in std::fs::read_dir(&root).unwrap() {
+        let dir = entry.unwrap().path();
+        let Ok(manifest) = std::fs::read_to_string(dir.join("tiers.toml")) else {
+            continue;
+        };
+        let rules = dir.file_name().unwrap().to_string_lossy().into_owned();
+        let mut script = format!("setoption name Rules value {rules}\n");
+        let names: Vec<String> = manifest
+            .lines()
+            .filter_map(|l| l.strip_prefix("name = "))
+            .map(|n| n.trim_matches('"').to_string())
+            .collect();
+        for name in &names {
+            script +=
+                &format!("setoption name Tier value {name}\nposition startpos\ngo movetime 200\n");
+        }
+        script += "quit\n";
+        let o = shax(&root, &["engine"], &script);
+        let out = text(&o.stdout);
+        let answers = out.lines().filter(|l| l.starts_with("bestmove ")).count();
+        assert_eq!(answers, names.len(), "{rules}: {out}");
+        assert!(!out.contains("info string error"), "{rules}: {out}");
+        asked += names.len();
+    }
+    assert!(asked >= 5, "the Shax tiers at least");
+}
+
 #[test]
 fn play_against_a_tier_in_the_terminal() {
     let root = tiers_root("play");
@@ -321,6 +354,73 @@ fn tiers_calibrates_and_writes_a_manifest_that_loads() {
     assert!(!o.status.success());
     assert!(
         text(&o.stderr).contains("alphabeta:depth=9"),
+        "{}",
+        text(&o.stderr)
+    );
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+#[test]
+fn tiers_makes_fewer_tiers_when_asked() {
+    let root = tiers_root("three");
+    let net = root.join("shax").join("n1.bpk");
+    let out = root.join("cal").join("shax").join("tiers.toml");
+    let calibrate = |tiers: &str| {
+        shax(
+            &root,
+            &[
+                "tiers",
+                "--tiers",
+                tiers,
+                "--candidates",
+                net.to_str().unwrap(),
+                "--sims",
+                "1",
+                "--temps",
+                "0",
+                "--classic",
+                "greedy;alphabeta:depth=2;alphabeta:depth=4",
+                "--beginner-below",
+                "",
+                "--ladder-games",
+                "4",
+                "--screen-games",
+                "6",
+                "--games",
+                "8",
+                "--tries",
+                "1",
+                "--out",
+                out.to_str().unwrap(),
+            ],
+            "",
+        )
+    };
+    let o = calibrate("beginner,medium,master");
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let m = std::fs::read_to_string(&out).unwrap();
+    let names: Vec<&str> = m
+        .lines()
+        .filter_map(|l| l.strip_prefix("name = "))
+        .collect();
+    assert_eq!(names, ["\"beginner\"", "\"medium\"", "\"master\""]);
+    // A tier the manifest lacks is refused, naming the ones it has.
+    let o = shax(
+        &root.join("cal"),
+        &["arena", "--a", "tier:easy", "--b", "random", "--games", "2"],
+        "",
+    );
+    assert!(!o.status.success());
+    let err = text(&o.stderr);
+    assert!(
+        err.contains("easy") && err.contains("beginner, medium, master"),
+        "{err}"
+    );
+    // Names out of order are refused before any game.
+    let o = calibrate("master,beginner");
+    assert!(!o.status.success());
+    assert!(
+        text(&o.stderr).contains("weakest first"),
         "{}",
         text(&o.stderr)
     );

@@ -1,4 +1,4 @@
-//! `shax tiers`: calibrate five difficulty tiers from trained checkpoints
+//! `shax tiers`: calibrate difficulty tiers from trained checkpoints
 //! (`shax_train::calibrate`) and print them.
 
 use std::path::{Path, PathBuf};
@@ -15,6 +15,10 @@ pub struct Args {
     /// Rules: a preset (tiers ship per preset).
     #[arg(long, default_value = "shax")]
     rules: String,
+    /// The tiers to make, weakest first: all five, or fewer of them for a game
+    /// with room for fewer distinct strengths (e.g. `beginner,medium,master`).
+    #[arg(long, value_delimiter = ',', default_values = shax_bot::TIERS)]
+    tiers: Vec<String>,
     /// A run directory (every `.bpk` under it) or a comma-separated list of checkpoints.
     #[arg(long)]
     candidates: String,
@@ -98,6 +102,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         .unwrap_or_else(|| PathBuf::from(format!("checkpoints/{}/tiers.toml", rules.name())));
     let cfg = TiersConfig {
         rules,
+        tiers: a.tiers,
         candidates,
         checkpoints: a.checkpoints,
         sims: a.sims,

@@ -1,31 +1,59 @@
 //! The tiers shipped in `checkpoints/`: every manifest parses, and every tier
-//! loads and plays a legal game to the end.
+//! of every rule set that ships tiers loads and plays a legal game to the end.
 
-use shax_bot::{Bot, TIERS, find_manifest};
+use shax_bot::{Bot, BotError, find_manifest};
 use shax_core::{Color, Game, Preset, Rules};
 
-#[test]
-fn shipped_shax_tiers_load_and_play_legal_games() {
-    let rules = Rules::preset(Preset::Shax);
-    let (path, manifest) = find_manifest(&rules).expect("checkpoints/shax/tiers.toml is shipped");
-    assert_eq!(manifest.tiers.len(), TIERS.len(), "{}", path.display());
-    for (i, tier) in TIERS.iter().enumerate() {
-        let mut bot = Bot::from_tier(&rules, tier).unwrap().with_seed(i as u64);
-        let mut random = Bot::from_spec(&rules, "random")
-            .unwrap()
-            .with_seed(i as u64);
-        let mut game = Game::new(rules);
-        while game.outcome().is_none() {
-            let mover = if game.position().to_act() == Color::White {
-                &mut bot
-            } else {
-                &mut random
-            };
-            let a = mover
-                .choose_in_game(&game)
-                .expect("an action in an ongoing game");
-            game.play(a).unwrap_or_else(|e| panic!("{tier}: {e}"));
-        }
-        assert!(game.len() >= 24, "{tier}: a whole game was played");
+/// Plays `tier` as White against `random` to the end; the number of actions.
+fn play_a_game(rules: Rules, tier: &str, seed: u64) -> usize {
+    let mut bot = Bot::from_tier(&rules, tier)
+        .unwrap_or_else(|e| panic!("{} {tier}: {e}", rules.name()))
+        .with_seed(seed);
+    let mut random = Bot::from_spec(&rules, "random").unwrap().with_seed(seed);
+    let mut game = Game::new(rules);
+    while game.outcome().is_none() {
+        let mover = if game.position().to_act() == Color::White {
+            &mut bot
+        } else {
+            &mut random
+        };
+        let a = mover
+            .choose_in_game(&game)
+            .expect("an action in an ongoing game");
+        game.play(a)
+            .unwrap_or_else(|e| panic!("{} {tier}: {e}", rules.name()));
     }
+    game.len()
+}
+
+#[test]
+fn every_shipped_tier_loads_and_plays_legal_games() {
+    let mut shipped = Vec::new();
+    for preset in Preset::ALL {
+        let rules = Rules::preset(preset);
+        let manifest = match find_manifest(&rules) {
+            Ok((_, m)) => m,
+            Err(BotError::NoTiers { .. }) => continue,
+            Err(e) => panic!("{}: {e}", rules.name()),
+        };
+        assert_eq!(manifest.rules, rules.name());
+        assert!(
+            manifest.tiers.len() >= 3,
+            "{}: at least three tiers",
+            rules.name()
+        );
+        for (i, tier) in manifest.tiers.iter().enumerate() {
+            let actions = play_a_game(rules, &tier.name, i as u64);
+            assert!(
+                actions >= 2 * rules.pieces as usize,
+                "{}: a whole game",
+                tier.name
+            );
+        }
+        shipped.push(rules.name());
+    }
+    assert!(
+        shipped.contains(&"shax".to_string()),
+        "Shax ships tiers: {shipped:?}"
+    );
 }

@@ -190,7 +190,7 @@ pub fn bench_nn(
         })
         .collect();
     Ok(NnBenchReport {
-        backend: format!("{} (burn flex, x86-v4)", backend.name()),
+        backend: backend.describe(),
         model: config.clone(),
         params: config.num_params(),
         flops_per_eval: flops,

@@ -25,6 +25,9 @@ use crate::paths::step_of_folder;
 pub struct TiersConfig {
     /// The rules (a preset: tiers ship per preset).
     pub rules: Rules,
+    /// The tiers to make, weakest first: all of [`TIERS`] or some of them in
+    /// their order (a game with room for fewer distinct strengths).
+    pub tiers: Vec<String>,
     /// Network checkpoints (`.bpk`), oldest first ([`find_checkpoints`]).
     pub candidates: Vec<PathBuf>,
     /// Checkpoints taken from the candidates, spread over their ages.
@@ -61,7 +64,7 @@ pub enum TiersError {
     /// A setting is out of range or inconsistent.
     #[error("{0}")]
     Config(String),
-    /// The candidates cannot make five tiers.
+    /// The candidates cannot make the tiers asked for.
     #[error("{0}")]
     Candidates(String),
     /// A candidate spec does not build.
@@ -166,7 +169,7 @@ impl TiersConfig {
         if self.candidates.is_empty() {
             return bad("no checkpoints (.bpk) among the candidates");
         }
-        Ok(())
+        check_tier_names(&self.tiers)
     }
 
     /// Every candidate's spec: `random`, the classic ones, then each spread
@@ -189,7 +192,23 @@ impl TiersConfig {
     }
 }
 
-/// Calibrates five tiers and writes their manifest (and the chosen
+/// Checks tier names: at least two, each one of [`TIERS`], in their order.
+fn check_tier_names(names: &[String]) -> Result<(), TiersError> {
+    let order: Option<Vec<usize>> = names
+        .iter()
+        .map(|n| TIERS.iter().position(|t| t == n))
+        .collect();
+    match order {
+        Some(o) if o.len() >= 2 && o.windows(2).all(|w| w[0] < w[1]) => Ok(()),
+        _ => Err(TiersError::Config(format!(
+            "--tiers {}: needs two or more of {}, weakest first",
+            names.join(","),
+            TIERS.join(", ")
+        ))),
+    }
+}
+
+/// Calibrates the tiers (all five by default) and writes their manifest (and the chosen
 /// checkpoints beside it): a ladder over every candidate, a first guess
 /// evenly spaced in Elo, then neighbours settled head to head.
 ///
@@ -228,9 +247,9 @@ pub fn calibrate(
         .iter()
         .map(|r| (r.player.clone(), r.elo))
         .collect();
-    let pool = eligible(&ratings)?;
+    let pool = eligible(&ratings, cfg.tiers.len())?;
     let bottom_end = beginner_bound(cfg, &ratings, &pool)?;
-    let mut chosen = choose(&ratings, &pool);
+    let mut chosen = choose(&ratings, &pool, cfg.tiers.len());
     let mut referee = Referee {
         cfg,
         registry: &registry,
@@ -244,6 +263,7 @@ pub fn calibrate(
         games: cfg.games,
         tries: cfg.tries,
         bottom_end,
+        names: cfg.tiers.clone(),
     };
     let (matches, all_in_band) = refine(&mut chosen, &refine_cfg, &mut referee)?;
     let total_games = referee.games;
@@ -389,7 +409,7 @@ fn write_tiers(
             None => (None, 0),
         };
         tiers.push(TierEntry {
-            name: TIERS[k].to_string(),
+            name: cfg.tiers[k].clone(),
             player,
             checkpoint,
             elo: r.elo,
@@ -462,7 +482,7 @@ const NINETY_PERCENT: f64 = 382.0;
 
 /// The candidates eligible for a tier, weakest first: every one rated at or
 /// above the weakest that still scores about 90% against random.
-fn eligible(ratings: &[(String, f64)]) -> Result<Vec<usize>, TiersError> {
+fn eligible(ratings: &[(String, f64)], tiers: usize) -> Result<Vec<usize>, TiersError> {
     let mut order: Vec<usize> = (0..ratings.len())
         .filter(|&i| ratings[i].0 != "random")
         .collect();
@@ -477,28 +497,28 @@ fn eligible(ratings: &[(String, f64)]) -> Result<Vec<usize>, TiersError> {
         .position(|&i| ratings[i].1 >= NINETY_PERCENT)
         .unwrap_or(0);
     let pool = order.split_off(first);
-    if pool.len() < TIERS.len() {
+    if pool.len() < tiers {
         return Err(TiersError::Candidates(format!(
-            "only {} candidates at or above the beginner's strength; five tiers need five (add checkpoints, sims or temps)",
+            "only {} candidates at or above the beginner's strength; {tiers} tiers need {tiers} (add checkpoints, sims or temps)",
             pool.len()
         )));
     }
     Ok(pool)
 }
 
-/// The first guess, as positions in `pool`: `beginner` the weakest, `master`
-/// the strongest, the three between the candidates nearest to even steps in
-/// (ladder) Elo.
-fn choose(ratings: &[(String, f64)], pool: &[usize]) -> Vec<usize> {
+/// The first guess for `tiers` tiers, as positions in `pool`: the lowest tier
+/// the weakest, the highest the strongest, those between the candidates
+/// nearest to even steps in (ladder) Elo.
+fn choose(ratings: &[(String, f64)], pool: &[usize], tiers: usize) -> Vec<usize> {
     let elo = |p: usize| ratings[pool[p]].1;
     let top = pool.len() - 1;
     let (lo, hi) = (elo(0), elo(top));
     let mut chosen = vec![0];
-    for k in 1..TIERS.len() - 1 {
-        let target = lo + (hi - lo) * k as f64 / (TIERS.len() - 1) as f64;
+    for k in 1..tiers - 1 {
+        let target = lo + (hi - lo) * k as f64 / (tiers - 1) as f64;
         let last = *chosen.last().expect("beginner chosen");
         // Nearest to the target above the previous tier, leaving room for the rest.
-        let end = pool.len() - (TIERS.len() - 1 - k);
+        let end = pool.len() - (tiers - 1 - k);
         let best = (last + 1..end)
             .min_by(|&a, &b| (elo(a) - target).abs().total_cmp(&(elo(b) - target).abs()))
             .expect("room for every tier");
@@ -586,8 +606,10 @@ struct Refine {
     games: u32,
     /// Candidates tried per tier.
     tries: u32,
-    /// Positions in the pool below this one may be `beginner`.
+    /// Positions in the pool below this one may be the lowest tier.
     bottom_end: usize,
+    /// The tiers' names, weakest first.
+    names: Vec<String>,
 }
 
 /// Moves the tiers below `master` until each scores inside the band against
@@ -607,9 +629,9 @@ fn refine(
             all_in = false;
             m.line(&format!(
                 "warning: {} scores {:.1}% against {} (outside {:.0}%-{:.0}%); the closest candidate is kept",
-                TIERS[k],
+                r.names[k],
                 100.0 * tally.score(),
-                TIERS[k - 1],
+                r.names[k - 1],
                 100.0 * r.band.0,
                 100.0 * r.band.1
             ));
@@ -641,8 +663,8 @@ fn place_below(
     if upper == 0 || lo_bound > hi_bound {
         return Err(TiersError::Candidates(format!(
             "no candidate left for {} below {} (add checkpoints, sims or temps)",
-            TIERS[k - 1],
-            TIERS[k]
+            r.names[k - 1],
+            r.names[k]
         )));
     }
     let (mut lo, mut hi) = (lo_bound, hi_bound);
@@ -663,8 +685,8 @@ fn place_below(
         }
         m.line(&format!(
             "  {} vs {} (candidate {p}): {:.1}% of {} games{}",
-            TIERS[k],
-            TIERS[k - 1],
+            r.names[k],
+            r.names[k - 1],
             100.0 * tally.score(),
             tally.games,
             if miss_by == 0.0 {
@@ -716,12 +738,16 @@ mod tests {
         let r = ratings(&[
             0.0, 100.0, 400.0, 450.0, 600.0, 640.0, 800.0, 1000.0, 1200.0,
         ]);
-        let pool = eligible(&r).unwrap();
+        let pool = eligible(&r, 5).unwrap();
         // Beginner: the weakest at or above 382; master: the strongest;
         // targets 600, 800, 1000 in between.
-        let elos: Vec<f64> = choose(&r, &pool).iter().map(|&p| r[pool[p]].1).collect();
+        let elos: Vec<f64> = choose(&r, &pool, 5).iter().map(|&p| r[pool[p]].1).collect();
         assert_eq!(elos, [400.0, 600.0, 800.0, 1000.0, 1200.0]);
-        assert!(eligible(&r[..5]).is_err());
+        assert!(eligible(&r[..5], 5).is_err());
+        // Three tiers: the ends and the one nearest 800.
+        let elos: Vec<f64> = choose(&r, &pool, 3).iter().map(|&p| r[pool[p]].1).collect();
+        assert_eq!(elos, [400.0, 800.0, 1200.0]);
+        assert!(eligible(&r[..5], 2).is_ok());
     }
 
     /// 60%-85%, 40-game screens, 200-game matches, six tries.
@@ -732,6 +758,7 @@ mod tests {
             games: 200,
             tries: 6,
             bottom_end,
+            names: TIERS.iter().map(|t| t.to_string()).collect(),
         }
     }
 
@@ -802,6 +829,17 @@ mod tests {
         // Easy (900) is 91% over any allowed beginner (400 or 450).
         assert!(!all_in);
         assert!(chosen[0] < 2, "{chosen:?}");
+    }
+
+    #[test]
+    fn tier_names_are_two_or_more_known_ones_weakest_first() {
+        let names = |s: &str| -> Vec<String> { s.split(',').map(str::to_string).collect() };
+        assert!(check_tier_names(&names("beginner,easy,medium,hard,master")).is_ok());
+        assert!(check_tier_names(&names("beginner,medium,master")).is_ok());
+        for bad in ["master", "master,beginner", "beginner,expert", "easy,easy"] {
+            let e = check_tier_names(&names(bad)).unwrap_err().to_string();
+            assert!(e.contains(bad) && e.contains("weakest first"), "{bad}: {e}");
+        }
     }
 
     #[test]
