@@ -30,7 +30,7 @@ use crate::evaluate::{elo_has_step, eval_due, evaluate, read_elo, write_tb_eval}
 use crate::paths::RunPaths;
 use crate::replay::{Augmenter, ReplayWindow};
 use crate::selfplay::{SelfPlayStats, Worker, play_generation};
-use crate::shard::{write_atomic, write_shard};
+use crate::shard::{Shard, write_atomic, write_shard};
 use crate::tb::{TbWriter, read_dir_values};
 use crate::trainer::{TrainError, Trainer};
 
@@ -159,10 +159,15 @@ pub fn train(
     let mut run = Run::open(opts, observer)?;
     run.evaluate_missed()?;
     while run.wants_more(stop) {
-        let Some(fresh) = run.gather(stop)? else {
+        let Some(mut fresh) = run.gather(stop)? else {
             break;
         };
-        let Some(losses) = run.train_interval(stop)? else {
+        let (losses, ahead) = run.train_playing_ahead(stop)?;
+        if let Some(ahead) = ahead {
+            fresh.stats.merge(&ahead.stats);
+            fresh.seconds += ahead.seconds;
+        }
+        let Some(losses) = losses else {
             break; // stopped mid-interval: the last checkpoint stands
         };
         run.checkpoint(&fresh, &losses)?;
@@ -398,14 +403,57 @@ impl<'a> Run<'a> {
             stop,
         )
         .map_err(RunError::SelfPlay)?;
+        self.write_shards(&shards, "")
+    }
+
+    /// Writes a generation's shards (`tag` tells generations of one step apart).
+    fn write_shards(&self, shards: &[Shard], tag: &str) -> Result<(), RunError> {
         for (i, s) in shards.iter().enumerate() {
-            let p = self.paths.shard(&format!("{i:02}"), self.trainer.step);
+            let p = self.paths.shard(&format!("{i:02}{tag}"), self.trainer.step);
             write_shard(&p, s).map_err(|e| RunError::Io {
                 path: p.clone(),
                 message: e.to_string(),
             })?;
         }
         Ok(())
+    }
+
+    /// Trains the next interval while the workers play the positions the one
+    /// after it needs, with the network they have (one interval behind, as in
+    /// KataGo's and lc0's pipelines): training runs on one thread, so without
+    /// this every other core would wait. The interval's losses (`None` when
+    /// stopped) and what was played ahead (written as shards; the next
+    /// `gather` reads them).
+    fn train_playing_ahead(
+        &mut self,
+        stop: &AtomicBool,
+    ) -> Result<(Option<Losses>, Option<Fresh>), RunError> {
+        // Nothing to play ahead for after the last interval.
+        if !self.selfplay || self.next_step() >= self.cfg.run.total_steps {
+            return Ok((self.train_interval(stop)?, None));
+        }
+        let batch = self.cfg.train.batch_size as f64;
+        let steps = (self.next_step() - self.trainer.step) as f64;
+        let ahead = (steps * batch / self.cfg.train.samples_per_position).ceil() as u64;
+        let weights = worker_weights(&self.paths, &self.cfg, &self.trainer)?;
+        let mut workers = std::mem::take(&mut self.workers);
+        let (backend, step) = (self.cfg.backend, self.trainer.step);
+        let start = Instant::now();
+        let (losses, played) = std::thread::scope(|scope| {
+            let player = scope.spawn(|| {
+                play_generation(&mut workers, &weights, backend, step, ahead, stop)
+                    .map(|g| (g, start.elapsed().as_secs_f64()))
+            });
+            let losses = self.train_interval(stop);
+            let played = player
+                .join()
+                .unwrap_or_else(|_| Err("a self-play worker panicked".into()));
+            (losses, played)
+        });
+        self.workers = workers;
+        let ((shards, stats), seconds) = played.map_err(RunError::SelfPlay)?;
+        self.write_shards(&shards, "a")?;
+        Ok((losses?, Some(Fresh { stats, seconds })))
     }
 
     /// Trains up to the next checkpoint's step; `None` when stopped before.
