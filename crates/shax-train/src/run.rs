@@ -420,7 +420,7 @@ impl<'a> Run<'a> {
 
     /// Trains the next interval while the workers play the positions the one
     /// after it needs, with the network they have (one interval behind, as in
-    /// KataGo's and lc0's pipelines): training runs on one thread, so without
+    /// KataGo's and lc0's pipelines): training keeps about one core busy, so without
     /// this every other core would wait. The interval's losses (`None` when
     /// stopped) and what was played ahead (written as shards; the next
     /// `gather` reads them).
