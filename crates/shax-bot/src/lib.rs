@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
-use shax_core::{Action, Game, KeyHistory, Position, Rules};
+use shax_core::{Action, Game, KeyHistory, Position, Preset, Rules};
 use shax_nn::{WeightsCache, register_net};
 use shax_search::{Limits, Player, PlayerSpec, Registry, SpecError, history_of};
 
@@ -54,10 +54,14 @@ pub enum BotError {
         message: String,
     },
     /// No manifest exists for these rules in any place looked at.
-    #[error("no difficulty tiers for rules '{rules}' (looked for {looked})")]
+    #[error(
+        "no difficulty tiers for rules '{rules}' (rule sets with tiers: {shipped}; looked for {looked})"
+    )]
     NoTiers {
         /// The rules' name.
         rules: String,
+        /// The presets that have tiers where this one was looked for, or "none".
+        shipped: String,
         /// The paths tried.
         looked: String,
     },
@@ -240,8 +244,19 @@ pub fn find_manifest(rules: &Rules) -> Result<(PathBuf, TierManifest), BotError>
             return Ok((path.clone(), m));
         }
     }
+    let shipped: Vec<String> = Preset::ALL
+        .iter()
+        .map(|&p| Rules::preset(p))
+        .filter(|r| manifest_candidates(r).iter().any(|p| p.exists()))
+        .map(|r| r.name())
+        .collect();
     Err(BotError::NoTiers {
         rules: rules.name(),
+        shipped: if shipped.is_empty() {
+            "none".to_string()
+        } else {
+            shipped.join(", ")
+        },
         looked: candidates
             .iter()
             .map(|p| p.display().to_string())

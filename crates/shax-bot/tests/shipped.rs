@@ -57,3 +57,16 @@ fn every_shipped_tier_loads_and_plays_legal_games() {
         "Shax ships tiers: {shipped:?}"
     );
 }
+
+#[test]
+fn rules_without_tiers_name_the_rule_sets_that_have_them() {
+    for preset in Preset::ALL {
+        let rules = Rules::preset(preset);
+        if let Err(e) = Bot::from_tier(&rules, "easy") {
+            let msg = e.to_string();
+            assert!(matches!(e, BotError::NoTiers { .. }), "{msg}");
+            assert!(msg.contains(&rules.name()), "{msg}");
+            assert!(msg.contains("rule sets with tiers: shax"), "{msg}");
+        }
+    }
+}
