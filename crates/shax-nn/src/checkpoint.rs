@@ -5,7 +5,7 @@
 //! - `net.meta.toml`: the metadata, read first, `format_version` its first key:
 //!
 //! ```toml
-//! format_version = 2
+//! format_version = 3
 //! encoder_version = 1
 //! step = 0
 //! created_unix = 1764417600
@@ -23,8 +23,10 @@
 //! ```
 //!
 //! Format 1 (up to the three-way value head) had no `value_head` key: its
-//! networks have the scalar head, and they load as such. This build writes
-//! format 2.
+//! networks have the scalar head, and they load as such. Format 2 had no
+//! `encoder` key in `[model]`: its networks use the top-level
+//! `encoder_version` (always 1 then). This build writes format 3, where the
+//! two agree.
 //!
 //! Both files are written to temporary names and renamed into place, so a
 //! reader never sees a half-written file; the metadata holds the record's size
@@ -42,12 +44,12 @@ use burn::store::ModuleRecord;
 use burn::tensor::{Bytes, Device};
 use shax_core::Rules;
 
-use crate::encoder::ENCODER_VERSION;
+use crate::encoder::{ENCODER_VERSION, OLDEST_ENCODER_VERSION};
 use crate::evaluator::NetWeights;
 use crate::model::{ModelConfig, PolicyValueNet, ValueHead};
 
 /// Version of the metadata file's format this build writes.
-pub const FORMAT_VERSION: u32 = 2;
+pub const FORMAT_VERSION: u32 = 3;
 
 /// The oldest format version this build reads (format 1: scalar value head).
 pub const OLDEST_FORMAT_VERSION: u32 = 1;
@@ -86,14 +88,14 @@ pub enum CheckpointError {
     },
     /// The network was trained on another encoding of positions.
     #[error(
-        "checkpoint {path}: encoder_version {found}, but this build encodes positions as version {expected}"
+        "checkpoint {path}: encoder_version {found}, but this build encodes positions as versions {OLDEST_ENCODER_VERSION} to {expected}"
     )]
     EncoderVersion {
         /// The metadata file.
         path: PathBuf,
         /// The checkpoint's encoder version.
         found: i64,
-        /// This build's [`ENCODER_VERSION`].
+        /// This build's newest, [`ENCODER_VERSION`].
         expected: u32,
     },
     /// The network was trained under other rules than the caller's.
@@ -235,7 +237,7 @@ pub fn save_checkpoint(
     }
     let mut text = String::new();
     let _ = writeln!(text, "format_version = {FORMAT_VERSION}");
-    let _ = writeln!(text, "encoder_version = {ENCODER_VERSION}");
+    let _ = writeln!(text, "encoder_version = {}", meta.model.encoder);
     let _ = writeln!(text, "step = {}", meta.step);
     let _ = writeln!(text, "created_unix = {}", meta.created_unix);
     let _ = writeln!(text, "created = \"{}\"", utc_string(meta.created_unix));
@@ -310,7 +312,7 @@ fn read_meta(path: &Path) -> Result<ReadMeta, CheckpointError> {
         });
     }
     let encoder = int("encoder_version")?;
-    if encoder != i64::from(ENCODER_VERSION) {
+    if !(i64::from(OLDEST_ENCODER_VERSION)..=i64::from(ENCODER_VERSION)).contains(&encoder) {
         return Err(CheckpointError::EncoderVersion {
             path: meta_path,
             found: encoder,
@@ -341,6 +343,15 @@ fn read_meta(path: &Path) -> Result<ReadMeta, CheckpointError> {
         model
             .entry("value_head")
             .or_insert_with(|| ValueHead::Scalar.name().into());
+    }
+    // Up to format 2 the version was only at the top; since format 3 [model] repeats it.
+    let in_model = model
+        .entry("encoder")
+        .or_insert(toml::Value::Integer(encoder));
+    if in_model.as_integer() != Some(encoder) {
+        return Err(bad(format!(
+            "encoder_version = {encoder} but [model] encoder = {in_model}"
+        )));
     }
     let model =
         ModelConfig::from_toml(&text("model", model)?).map_err(|e| bad(format!("[model]: {e}")))?;

@@ -46,16 +46,46 @@
 //! Counters are clamped to `[0, 1]`. The barred move of a side is the reverse
 //! of its last move ([`Position::no_return_move`]): a move `q-p` after `p-q`.
 //!
-//! Changing any of this changes the meaning of every trained network: bump
-//! [`ENCODER_VERSION`].
+//! # Version 2: lines and mobility
+//!
+//! Version 1's 256 inputs, then four more planes (index `256 + plane * 24 +
+//! point`), [`FEATURES_V2`] in all:
+//!
+//! | plane | feature |
+//! |---|---|
+//! | 0 | own threats: empty points that complete a line holding two own pieces |
+//! | 1 | the opponent's threats |
+//! | 2 | own pieces that can slide (an empty neighbour) |
+//! | 3 | the opponent's pieces that can slide |
+//!
+//! A small network learns lines and blockades from these instead of from
+//! scratch. A network's version is part of its [`crate::ModelConfig`]
+//! (`encoder`) and of its checkpoint; version 1 networks (the shipped Shax
+//! tiers) keep loading and encoding as before.
+//!
+//! Changing any of this changes the meaning of every trained network: add a
+//! version.
 
 use shax_core::{Blocked, BoardKind, FullBoard, NoJare, POINTS, PlacementLines, Position, Task};
 
-/// Version of the encoding; checkpoints record it and loading refuses another.
-pub const ENCODER_VERSION: u32 = 1;
+/// The newest version of the encoding; checkpoints record theirs, and loading
+/// refuses one outside [`OLDEST_ENCODER_VERSION`]..=this.
+pub const ENCODER_VERSION: u32 = 2;
 
-/// Number of `f32` inputs per position (the layout's 251 features padded to 256).
+/// The oldest version this build encodes.
+pub const OLDEST_ENCODER_VERSION: u32 = 1;
+
+/// Number of `f32` inputs per position in version 1 (the layout's 251
+/// features padded to 256), the array [`encode`] fills.
 pub const FEATURES: usize = 256;
+
+/// Number of `f32` inputs per position in version 2.
+pub const FEATURES_V2: usize = FEATURES + 4 * POINTS;
+
+/// Inputs per position of an encoder version (version 1's for any other).
+pub const fn features(version: u32) -> usize {
+    if version >= 2 { FEATURES_V2 } else { FEATURES }
+}
 
 /// Number of 24-point planes at the start of the encoding.
 pub const PLANES: usize = 9;
@@ -76,7 +106,7 @@ fn flag(b: bool) -> f32 {
     if b { 1.0 } else { 0.0 }
 }
 
-/// Encodes one position into `out` (every entry is written).
+/// Encodes one position in version 1 into `out` (every entry is written).
 ///
 /// # Examples
 ///
@@ -165,16 +195,56 @@ pub fn encode(pos: &Position, out: &mut [f32; FEATURES]) {
     // SCALARS + 19 + 16 = 251 features used; the rest is padding.
 }
 
-/// Encodes a batch into one contiguous row-major buffer `[positions.len(), FEATURES]`.
+/// Encodes one position in `version` into `out`, [`features`]`(version)`
+/// long (every entry is written).
+///
+/// # Panics
+///
+/// Panics when `out` has another length.
+pub fn encode_version(pos: &Position, version: u32, out: &mut [f32]) {
+    assert_eq!(out.len(), features(version), "encoder version {version}");
+    let (v1, v2) = out.split_at_mut(FEATURES);
+    encode(pos, v1.try_into().expect("FEATURES long"));
+    if version >= 2 {
+        encode_lines(pos, v2);
+    }
+}
+
+/// Version 2's planes (see the module docs) into `out`, `4 * POINTS` long.
+fn encode_lines(pos: &Position, out: &mut [f32]) {
+    out.fill(0.0);
+    let me = pos.to_act();
+    let geometry = pos.rules().board.geometry();
+    let empty = !pos.occupied() & shax_core::Bitboard::FULL;
+    for (k, c) in [me, me.opponent()].into_iter().enumerate() {
+        let pieces = pos.board(c);
+        for &line in geometry.lines {
+            let open = line & empty;
+            if (line & pieces).count() == 2 && open.count() == 1 {
+                for p in open {
+                    out[k * POINTS + p.index()] = 1.0;
+                }
+            }
+        }
+        for p in pieces {
+            if !(geometry.adjacent[p.index()] & empty).is_empty() {
+                out[(2 + k) * POINTS + p.index()] = 1.0;
+            }
+        }
+    }
+}
+
+/// Encodes a batch in `version` into one contiguous row-major buffer
+/// `[positions.len(), features(version)]`.
 ///
 /// `out` is cleared and resized; its capacity is reused, so a caller that keeps
 /// the buffer allocates only when the batch grows.
-pub fn encode_batch(positions: &[Position], out: &mut Vec<f32>) {
+pub fn encode_batch(positions: &[Position], version: u32, out: &mut Vec<f32>) {
+    let width = features(version);
     out.clear();
-    out.resize(positions.len() * FEATURES, 0.0);
-    for (pos, row) in positions.iter().zip(out.chunks_exact_mut(FEATURES)) {
-        let row: &mut [f32; FEATURES] = row.try_into().expect("chunks are FEATURES long");
-        encode(pos, row);
+    out.resize(positions.len() * width, 0.0);
+    for (pos, row) in positions.iter().zip(out.chunks_exact_mut(width)) {
+        encode_version(pos, version, row);
     }
 }
 
@@ -326,15 +396,75 @@ mod tests {
     fn batch_rows_equal_single_encodings() {
         let positions = sample_positions();
         let mut buf = Vec::new();
-        encode_batch(&positions[..37], &mut buf);
+        encode_batch(&positions[..37], 1, &mut buf);
         assert_eq!(buf.len(), 37 * FEATURES);
         for (i, pos) in positions[..37].iter().enumerate() {
             assert_eq!(buf[i * FEATURES..(i + 1) * FEATURES], encoded(pos));
         }
         let cap = buf.capacity();
-        encode_batch(&positions[..5], &mut buf);
+        encode_batch(&positions[..5], 1, &mut buf);
         assert_eq!(buf.len(), 5 * FEATURES);
         assert_eq!(buf.capacity(), cap, "the buffer is reused");
+        encode_batch(&positions[..37], 2, &mut buf);
+        assert_eq!(buf.len(), 37 * FEATURES_V2);
+        for (i, pos) in positions[..37].iter().enumerate() {
+            assert_eq!(buf[i * FEATURES_V2..(i + 1) * FEATURES_V2], encoded_v2(pos));
+        }
+    }
+
+    fn encoded_v2(pos: &Position) -> Vec<f32> {
+        let mut x = vec![0.0; FEATURES_V2];
+        encode_version(pos, 2, &mut x);
+        x
+    }
+
+    #[test]
+    fn version_2_extends_version_1_with_planes_that_follow_the_symmetries() {
+        for pos in sample_positions() {
+            let x = encoded_v2(&pos);
+            assert_eq!(x[..FEATURES], encoded(&pos), "version 1's inputs first");
+            assert!(x[FEATURES..].iter().all(|&v| v == 0.0 || v == 1.0));
+            for sym in Symmetry::ALL {
+                let y = encoded_v2(&sym.position(&pos));
+                for plane in 0..4 {
+                    for p in shax_core::Point::ALL {
+                        let at = |q: shax_core::Point| FEATURES + plane * POINTS + q.index();
+                        assert_eq!(
+                            y[at(sym.point(p))],
+                            x[at(p)],
+                            "plane {plane} of {}",
+                            pos.fen()
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn version_2_marks_threats_and_pieces_that_can_slide() {
+        let mut game = Game::new(Rules::preset(Preset::NineMensMorris));
+        for a in ["a7", "a1", "d7"] {
+            game.play_str(a).unwrap();
+        }
+        // Black to act; White (the opponent) has a7 and d7: g7 completes its line.
+        let x = encoded_v2(game.position());
+        let at = |plane: usize, p: &str| {
+            x[FEATURES + plane * POINTS + p.parse::<shax_core::Point>().unwrap().index()]
+        };
+        assert_eq!(at(1, "g7"), 1.0, "the opponent's threat");
+        assert_eq!(
+            x[FEATURES..FEATURES + POINTS].iter().sum::<f32>(),
+            0.0,
+            "no own threat"
+        );
+        assert_eq!(at(2, "a1"), 1.0, "Black's a1 can slide");
+        assert_eq!(
+            (at(3, "a7"), at(3, "d7")),
+            (1.0, 1.0),
+            "so can White's pieces"
+        );
+        assert_eq!(at(3, "g7"), 0.0, "an empty point is no piece");
     }
 
     #[test]

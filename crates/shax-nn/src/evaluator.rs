@@ -21,7 +21,7 @@ use shax_core::{POLICY_SIZE, Position};
 use shax_search::Evaluator;
 
 use crate::backend::Backend;
-use crate::encoder::{FEATURES, encode_batch};
+use crate::encoder::{encode_batch, features};
 use crate::model::{ModelConfig, PolicyValueNet};
 
 /// The default [`Evaluator::preferred_batch`] of a [`NetEvaluator`].
@@ -169,9 +169,10 @@ impl Evaluator for NetEvaluator {
         if n == 0 {
             return;
         }
-        encode_batch(positions, &mut self.input);
-        let data = TensorData::new(self.input.clone(), [n, FEATURES]);
-        let x = Tensor::<2>::from_data(data, &self.device); // [n, FEATURES]
+        let version = self.net.encoder();
+        encode_batch(positions, version, &mut self.input);
+        let data = TensorData::new(self.input.clone(), [n, features(version)]);
+        let x = Tensor::<2>::from_data(data, &self.device); // [n, F]
         let (p, v) = self.net.forward(x); // [n, POLICY_SIZE], [n, 1]
         let p = p
             .try_into_vec_as::<f32>()

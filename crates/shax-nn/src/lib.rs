@@ -1,7 +1,7 @@
 //! The neural network of the mill games, on Burn 0.22: the position encoder,
 //! the policy/value network, a batched [`shax_search::Evaluator`] and checkpoints.
 //!
-//! - [`encode`] / [`encode_batch`]: a position as [`FEATURES`] floats from the
+//! - [`encode`] / [`encode_batch`]: a position as [`features`]`(version)` floats from the
 //!   view of the player to act; versioned by [`ENCODER_VERSION`].
 //! - [`ModelConfig`] -> [`PolicyValueNet`]: a residual MLP, raw policy logits
 //!   over [`shax_core::POLICY_SIZE`] and a value in `[-1, 1]`.
@@ -48,7 +48,10 @@ pub use checkpoint::{
     Checkpoint, CheckpointError, CheckpointMeta, FORMAT_VERSION, init_checkpoint, load_checkpoint,
     load_metadata, load_weights, metadata_path, save_checkpoint, utc_string, write_atomic,
 };
-pub use encoder::{ENCODER_VERSION, FEATURES, PLANES, encode, encode_batch};
+pub use encoder::{
+    ENCODER_VERSION, FEATURES, FEATURES_V2, OLDEST_ENCODER_VERSION, PLANES, encode, encode_batch,
+    encode_version, features,
+};
 pub use evaluator::{DEFAULT_BATCH, NetEvaluator, NetWeights, WeightsError};
 pub use model::{
     Loss, MAX_BLOCKS, MAX_WIDTH, ModelConfig, ModelConfigError, PolicyValueNet, ResidualBlock,

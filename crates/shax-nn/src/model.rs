@@ -1,7 +1,7 @@
 //! The policy/value network: a residual MLP over the encoder's features.
 //!
 //! ```text
-//! input [B, FEATURES] -> Linear -> ReLU                     trunk [B, H]
+//! input [B, F] -> Linear -> ReLU                            trunk [B, H]
 //! block (x blocks):  h = ReLU(LN(Linear(x))); h = LN(Linear(h)); x = ReLU(x + h)
 //! policy head: Linear(H, POLICY_SIZE)                       logits [B, 600]
 //! value head:  Linear(H, V) -> ReLU -> Linear(V, 3)         win/draw/loss logits [B, 3]
@@ -49,7 +49,7 @@ use burn::tensor::{Device, Tensor};
 use serde::{Deserialize, Serialize};
 use shax_core::POLICY_SIZE;
 
-use crate::encoder::FEATURES;
+use crate::encoder::{ENCODER_VERSION, FEATURES_V2, OLDEST_ENCODER_VERSION, features};
 
 /// Largest accepted `hidden` and `value_hidden`.
 pub const MAX_WIDTH: usize = 4096;
@@ -117,6 +117,10 @@ pub struct ModelConfig {
     /// What the value head predicts.
     #[config(default = "ValueHead::Wdl")]
     pub value_head: ValueHead,
+    /// The position encoder's version (1: pieces, counters and rules; 2: with
+    /// line threats and mobility planes), which sets the input width.
+    #[config(default = 1)]
+    pub encoder: u32,
 }
 
 /// A problem with a model configuration, naming the key.
@@ -153,6 +157,7 @@ struct ModelFile {
     value_hidden: Option<usize>,
     layer_norm: Option<bool>,
     value_head: Option<ValueHead>,
+    encoder: Option<u32>,
 }
 
 impl Default for ModelConfig {
@@ -202,6 +207,7 @@ impl ModelConfig {
             value_hidden: file.value_hidden.unwrap_or(d.value_hidden),
             layer_norm: file.layer_norm.unwrap_or(d.layer_norm),
             value_head: file.value_head.unwrap_or(d.value_head),
+            encoder: file.encoder.unwrap_or(d.encoder),
         };
         config.validate()?;
         Ok(config)
@@ -211,12 +217,13 @@ impl ModelConfig {
     /// back to the same value: every key.
     pub fn to_toml(&self) -> String {
         format!(
-            "hidden = {}\nblocks = {}\nvalue_hidden = {}\nlayer_norm = {}\nvalue_head = \"{}\"\n",
+            "hidden = {}\nblocks = {}\nvalue_hidden = {}\nlayer_norm = {}\nvalue_head = \"{}\"\nencoder = {}\n",
             self.hidden,
             self.blocks,
             self.value_hidden,
             self.layer_norm,
-            self.value_head.name()
+            self.value_head.name(),
+            self.encoder
         )
     }
 
@@ -240,7 +247,18 @@ impl ModelConfig {
         };
         check("hidden", self.hidden, 1, MAX_WIDTH)?;
         check("blocks", self.blocks, 0, MAX_BLOCKS)?;
-        check("value_hidden", self.value_hidden, 1, MAX_WIDTH)
+        check("value_hidden", self.value_hidden, 1, MAX_WIDTH)?;
+        check(
+            "encoder",
+            self.encoder as usize,
+            OLDEST_ENCODER_VERSION as usize,
+            ENCODER_VERSION as usize,
+        )
+    }
+
+    /// Inputs per position: the encoder version's width.
+    pub fn features(&self) -> usize {
+        features(self.encoder)
     }
 
     /// Number of parameters of the network this config builds.
@@ -248,7 +266,7 @@ impl ModelConfig {
         let (h, v) = (self.hidden, self.value_hidden);
         let linear = |i: usize, o: usize| i * o + o;
         let norm = if self.layer_norm { 2 * h } else { 0 };
-        linear(FEATURES, h)
+        linear(self.features(), h)
             + self.blocks * 2 * (linear(h, h) + norm)
             + linear(h, POLICY_SIZE)
             + linear(h, v)
@@ -260,7 +278,7 @@ impl ModelConfig {
     pub fn flops_per_eval(&self) -> usize {
         let (h, v) = (self.hidden, self.value_hidden);
         let out = self.value_head.outputs();
-        2 * (FEATURES * h + self.blocks * 2 * h * h + h * POLICY_SIZE + h * v + v * out)
+        2 * (self.features() * h + self.blocks * 2 * h * h + h * POLICY_SIZE + h * v + v * out)
     }
 
     /// A freshly initialised network on `device` (plain or autodiff).
@@ -284,7 +302,7 @@ impl ModelConfig {
             })
             .collect();
         PolicyValueNet {
-            input: LinearConfig::new(FEATURES, h).init(device),
+            input: LinearConfig::new(self.features(), h).init(device),
             blocks,
             policy: LinearConfig::new(h, POLICY_SIZE).init(device),
             value_hidden: LinearConfig::new(h, self.value_hidden).init(device),
@@ -342,15 +360,26 @@ impl PolicyValueNet {
         }
     }
 
-    /// Runs the network on encoded positions `[B, FEATURES]`; returns the raw
+    /// The encoder version its inputs come from, read off its input layer's
+    /// shape.
+    pub fn encoder(&self) -> u32 {
+        if self.input.weight.dims()[0] == FEATURES_V2 {
+            2
+        } else {
+            1
+        }
+    }
+
+    /// Runs the network on encoded positions `[B, F]` (`F` the width of
+    /// [`PolicyValueNet::encoder`]'s version); returns the raw
     /// policy logits `[B, POLICY_SIZE]` and the value head's raw output:
     /// `[B, 3]` win/draw/loss logits or `[B, 1]` before tanh.
     ///
     /// # Panics
     ///
-    /// Panics when the input's second dimension is not [`FEATURES`].
+    /// Panics when the input's second dimension is not `F`.
     pub fn forward_raw(&self, input: Tensor<2>) -> (Tensor<2>, Tensor<2>) {
-        let mut x = relu(self.input.forward(input)); // [B, FEATURES] -> [B, H]
+        let mut x = relu(self.input.forward(input)); // [B, F] -> [B, H]
         for block in &self.blocks {
             x = block.forward(x); // [B, H]
         }
@@ -359,13 +388,14 @@ impl PolicyValueNet {
         (logits, self.value_out.forward(v)) // [B, 3] or [B, 1]
     }
 
-    /// Runs the network on encoded positions `[B, FEATURES]`; returns the raw
+    /// Runs the network on encoded positions `[B, F]`; returns the raw
     /// policy logits `[B, POLICY_SIZE]` and the values `[B, 1]` in `[-1, 1]`,
     /// for the player to act.
     ///
     /// # Panics
     ///
-    /// Panics when the input's second dimension is not [`FEATURES`].
+    /// Panics when the input's second dimension is not `F` (see
+    /// [`PolicyValueNet::forward_raw`]).
     pub fn forward(&self, input: Tensor<2>) -> (Tensor<2>, Tensor<2>) {
         let (logits, raw) = self.forward_raw(input);
         (logits, head_value(raw))
@@ -522,10 +552,20 @@ mod tests {
             .with_hidden(8)
             .with_blocks(1)
             .init(&device);
-        let x = Tensor::<2>::ones([5, FEATURES], &device) * 3.0; // [5, FEATURES]
+        let x = Tensor::<2>::ones([5, crate::FEATURES], &device) * 3.0; // [5, FEATURES]
         let (logits, value) = net.forward(x);
         assert_eq!(logits.dims(), [5, POLICY_SIZE]);
         assert_eq!(value.dims(), [5, 1]);
+        assert_eq!(net.encoder(), 1);
+        let v2 = ModelConfig::new()
+            .with_hidden(8)
+            .with_blocks(1)
+            .with_encoder(2);
+        let net2 = v2.init(&device);
+        assert_eq!(net2.encoder(), 2);
+        assert_eq!(net2.num_params(), v2.num_params());
+        let (logits, _) = net2.forward(Tensor::<2>::ones([5, crate::FEATURES_V2], &device));
+        assert_eq!(logits.dims(), [5, POLICY_SIZE]);
         let v = value.try_into_vec_as::<f32>().unwrap();
         assert!(v.iter().all(|v| (-1.0..=1.0).contains(v)));
     }

@@ -152,7 +152,7 @@ mod checkpoint {
         save_checkpoint(&path, net, &meta(rules, &config)).unwrap();
         assert!(metadata_path(&path).ends_with("net.meta.toml"));
         let text = std::fs::read_to_string(metadata_path(&path)).unwrap();
-        assert!(text.starts_with("format_version = 2\n"), "{text}");
+        assert!(text.starts_with("format_version = 3\n"), "{text}");
 
         let loaded = load_checkpoint(&path, Some(&rules), &Backend::Cpu.device()).unwrap();
         assert_eq!(loaded.meta, meta(rules, &config));
@@ -175,7 +175,7 @@ mod checkpoint {
         let pos = positions(Rules::default(), 6);
         // Outputs of the trained network itself, on the autodiff device.
         let mut x = Vec::new();
-        encode_batch(&pos, &mut x);
+        encode_batch(&pos, 1, &mut x);
         let input = Tensor::<2>::from_data(TensorData::new(x, [pos.len(), FEATURES]), &device);
         let (l, v) = net.forward(input);
         let expected_l = l.try_into_vec_as::<f32>().unwrap();
@@ -253,19 +253,51 @@ mod checkpoint {
             err,
             CheckpointError::EncoderVersion {
                 found: 99,
-                expected: 1,
+                expected: 2,
                 ..
             }
         ));
         assert!(err.to_string().contains("encoder_version 99"), "{err}");
+        // The top-level version and [model]'s must agree.
+        rewrite_meta(&path, "encoder_version = 99\n", "encoder_version = 2\n");
+        let err = load_checkpoint(&path, None, &Backend::Cpu.device()).unwrap_err();
+        assert!(err.to_string().contains("[model] encoder = 1"), "{err}");
 
-        rewrite_meta(&path, "format_version = 2\n", "format_version = 3\n");
+        rewrite_meta(&path, "format_version = 3\n", "format_version = 4\n");
         let err = load_checkpoint(&path, None, &Backend::Cpu.device()).unwrap_err();
         assert!(
-            matches!(err, CheckpointError::FormatVersion { found: 3, .. }),
+            matches!(err, CheckpointError::FormatVersion { found: 4, .. }),
             "{err:?}"
         );
-        assert!(err.to_string().contains("reads 1 to 2"), "{err}");
+        assert!(err.to_string().contains("reads 1 to 3"), "{err}");
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    /// A version 2 network (line and mobility planes) saves, loads and
+    /// evaluates as it did; a format 2 file (no `encoder` in `[model]`) is
+    /// version 1.
+    #[test]
+    fn encoder_versions_round_trip_through_checkpoints() {
+        let dir = temp_dir("encoder2");
+        let path = dir.join("net.bpk");
+        let config = tiny().with_encoder(2);
+        let rules = Rules::preset(Preset::NineMensMorris);
+        let net = config.init(&Backend::Cpu.device());
+        let pos = positions(rules, 5);
+        let before = evaluate(net.clone(), &pos);
+        save_checkpoint(&path, net, &meta(rules, &config)).unwrap();
+        let text = std::fs::read_to_string(metadata_path(&path)).unwrap();
+        assert!(text.contains("encoder_version = 2\n") && text.contains("encoder = 2\n"));
+        let loaded = load_checkpoint(&path, Some(&rules), &Backend::Cpu.device()).unwrap();
+        assert_eq!(loaded.meta.model.encoder, 2);
+        assert_eq!(loaded.net.encoder(), 2);
+        assert!(evaluate(loaded.net, &pos) == before);
+
+        init_checkpoint(&rules, &tiny(), &path).unwrap();
+        rewrite_meta(&path, "encoder = 1\n", "");
+        rewrite_meta(&path, "format_version = 3\n", "format_version = 2\n");
+        let loaded = load_checkpoint(&path, Some(&rules), &Backend::Cpu.device()).unwrap();
+        assert_eq!(loaded.meta.model.encoder, 1);
         std::fs::remove_dir_all(dir).unwrap();
     }
 
@@ -287,7 +319,7 @@ mod checkpoint {
         rewrite_meta(&path, "value_head = \"scalar\"\n", "");
         let err = load_checkpoint(&path, None, &Backend::Cpu.device()).unwrap_err();
         assert!(matches!(err, CheckpointError::Record { .. }), "{err:?}");
-        rewrite_meta(&path, "format_version = 2\n", "format_version = 1\n");
+        rewrite_meta(&path, "format_version = 3\n", "format_version = 1\n");
         let ck = load_checkpoint(&path, None, &Backend::Cpu.device()).unwrap();
         assert_eq!(ck.meta.model, scalar);
         std::fs::remove_dir_all(dir).unwrap();
@@ -389,7 +421,7 @@ mod training {
         let pos = positions(Rules::default(), 16);
         let n = pos.len();
         let mut x = Vec::new();
-        encode_batch(&pos, &mut x);
+        encode_batch(&pos, 1, &mut x);
         let input = Tensor::<2>::from_data(TensorData::new(x, [n, FEATURES]), &device);
         // Targets: all probability on one legal action; results alternate win, loss.
         let mut policy = vec![0.0f32; n * POLICY_SIZE];

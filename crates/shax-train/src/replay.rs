@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use rand::Rng;
 use shax_core::{POLICY_SIZE, Position, Rules, Symmetry};
-use shax_nn::{FEATURES, encode_batch};
+use shax_nn::encode_batch;
 
 use crate::config::TrainSection;
 use crate::selfplay::SelfPlayStats;
@@ -130,12 +130,14 @@ impl ReplayWindow {
     }
 }
 
-/// A training batch: inputs `[B, FEATURES]`, dense policy targets
+/// A training batch: inputs `[B, F]`, dense policy targets
 /// `[B, POLICY_SIZE]`, win/draw/loss value targets `[B, 3]`, row-major.
 #[derive(Clone, Debug, Default)]
 pub struct Batch {
     /// Rows.
     pub len: usize,
+    /// Inputs per row, `F` (the encoder version's width).
+    pub features: usize,
     /// Encoded positions.
     pub input: Vec<f32>,
     /// Policy targets.
@@ -144,12 +146,13 @@ pub struct Batch {
     pub wdl: Vec<f32>,
 }
 
-/// Builds batches: the 16 policy permutations, computed once, and the value
-/// target's mix of result and search value.
+/// Builds batches: the 16 policy permutations, computed once, the value
+/// target's mix of result and search value, and the encoder version.
 #[derive(Clone, Debug)]
 pub struct Augmenter {
     perms: Vec<Vec<u16>>,
     search_value_weight: f32,
+    encoder: u32,
 }
 
 impl Default for Augmenter {
@@ -167,7 +170,14 @@ impl Augmenter {
                 .map(|s| s.policy_permutation())
                 .collect(),
             search_value_weight: 0.0,
+            encoder: 1,
         }
+    }
+
+    /// Inputs encoded in this version (see [`shax_nn::features`]; 1 by default).
+    pub fn with_encoder(mut self, version: u32) -> Augmenter {
+        self.encoder = version;
+        self
     }
 
     /// Value targets mixing the search's root value in with this weight
@@ -209,10 +219,12 @@ impl Augmenter {
             }
             wdl.extend(e.wdl_target(self.search_value_weight));
         }
-        let mut input = Vec::with_capacity(n * FEATURES);
-        encode_batch(&positions, &mut input);
+        let features = shax_nn::features(self.encoder);
+        let mut input = Vec::with_capacity(n * features);
+        encode_batch(&positions, self.encoder, &mut input);
         Batch {
             len: n,
+            features,
             input,
             policy,
             wdl,

@@ -245,7 +245,9 @@ impl<'a> Run<'a> {
         } else {
             create_run(&paths, &opts.config)?
         };
-        let aug = Augmenter::new().with_search_value_weight(cfg.train.search_value_weight);
+        let aug = Augmenter::new()
+            .with_search_value_weight(cfg.train.search_value_weight)
+            .with_encoder(cfg.model.encoder);
         let file = fs::OpenOptions::new()
             .create(true)
             .append(true)

@@ -14,9 +14,7 @@ use shax_nn::burn::optim::decay::WeightDecayConfig;
 use shax_nn::burn::optim::momentum::MomentumConfig;
 use shax_nn::burn::optim::{AdamWConfig, GradientsParams, ModuleOptimizer, SgdConfig};
 use shax_nn::burn::tensor::{Bytes, Device, Tensor, TensorData};
-use shax_nn::{
-    Backend, FEATURES, ModelConfig, NetWeights, PolicyValueNet, alphazero_loss, head_value,
-};
+use shax_nn::{Backend, ModelConfig, NetWeights, PolicyValueNet, alphazero_loss, head_value};
 
 use shax_core::POLICY_SIZE;
 
@@ -195,7 +193,8 @@ impl Trainer {
     pub fn train_step(&mut self, batch: &Batch) -> Result<StepLoss, TrainError> {
         let n = batch.len;
         let d = &self.device;
-        let x = Tensor::<2>::from_data(TensorData::new(batch.input.clone(), [n, FEATURES]), d); // [B, FEATURES]
+        let shape = [n, batch.features];
+        let x = Tensor::<2>::from_data(TensorData::new(batch.input.clone(), shape), d); // [B, F]
         let tp = Tensor::<2>::from_data(TensorData::new(batch.policy.clone(), [n, POLICY_SIZE]), d); // [B, P]
         let tv = Tensor::<2>::from_data(TensorData::new(batch.wdl.clone(), [n, 3]), d); // [B, 3]
         let net = self.net.take().expect("network present between steps");
@@ -286,7 +285,7 @@ mod tests {
     /// Gradients of `scale` times a loss that touches every parameter.
     fn grads(net: &PolicyValueNet, scale: f32) -> GradientsParams {
         let d = Backend::Cpu.training_device();
-        let x = Tensor::<2>::ones([2, FEATURES], &d); // [2, FEATURES]
+        let x = Tensor::<2>::ones([2, shax_nn::FEATURES], &d); // [2, FEATURES]
         let (logits, value) = net.forward(x); // [2, P], [2, 1]
         let loss = ((logits.clone() * logits).sum() + value.sum()).mul_scalar(scale); // [1]
         GradientsParams::from_grads(loss.backward(), net)
