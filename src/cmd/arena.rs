@@ -114,21 +114,24 @@ pub fn print_results(
 fn report(r: &ArenaResult) {
     println!(
         "arena: A = {}  vs  B = {}   rules {}, {} games, {} threads, seed {}, {} random opening actions",
-        r.a, r.b, r.rules, r.games, r.threads, r.seed, r.opening_plies
+        r.a, r.b, r.rules, r.tally.games, r.threads, r.seed, r.opening_plies
     );
     print_results(
-        &r.a_white,
-        &r.a_black,
-        r.score,
-        (r.elo, r.elo_low, r.elo_high),
-        &r.reasons,
+        &r.tally.a_white,
+        &r.tally.a_black,
+        r.tally.score,
+        (r.tally.elo, r.tally.elo_low, r.tally.elo_high),
+        &r.tally.reasons,
     );
     println!(
         "  {:.1} actions/game, {:.2} s, {:.2} games/s",
-        r.actions_per_game, r.seconds, r.games_per_sec
+        r.tally.actions_per_game, r.seconds, r.games_per_sec
     );
     println!(
         "  time per decision: A {:.2} ms (longest {:.1} ms), B {:.2} ms (longest {:.1} ms)",
-        r.a_think.mean_ms, r.a_think.max_ms, r.b_think.mean_ms, r.b_think.max_ms
+        r.tally.a_think.mean_ms,
+        r.tally.a_think.max_ms,
+        r.tally.b_think.mean_ms,
+        r.tally.b_think.max_ms
     );
 }

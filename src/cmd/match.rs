@@ -3,7 +3,6 @@
 //! passed through `go`, every action refereed, Elo with its interval and
 //! game records.
 
-use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -13,7 +12,7 @@ use anyhow::{Context, bail};
 use serde::Serialize;
 use shax_core::{Color, Rules};
 use shax_train::elo::elo_interval;
-use shax_train::{ColorStats, GameRecord, GameResult, ThinkStats, openings, write_records};
+use shax_train::{GameRecord, GameSummary, MatchTally, ThinkStats, openings, write_records};
 
 use super::progress::with_progress;
 use crate::referee::{Engine, EngineSpec, Refereed, referee_game};
@@ -93,21 +92,9 @@ pub struct MatchResult {
     pub a: String,
     pub b: String,
     pub go: String,
-    pub games: u64,
-    pub a_wins: u64,
-    pub b_wins: u64,
-    pub draws: u64,
-    pub score: f64,
-    pub elo: f64,
-    pub elo_low: f64,
-    pub elo_high: f64,
-    pub a_white: ColorStats,
-    pub a_black: ColorStats,
-    pub a_think: ThinkStats,
-    pub b_think: ThinkStats,
-    pub reasons: BTreeMap<String, u64>,
+    #[serde(flatten)]
+    pub tally: MatchTally,
     pub forfeits: Vec<Forfeit>,
-    pub actions_per_game: f64,
     pub opening_plies: u32,
     pub seed: u64,
     pub concurrency: usize,
@@ -410,73 +397,50 @@ fn summarize(
         a: an.clone(),
         b: bn.clone(),
         go: s.go.clone(),
-        games: played.len() as u64,
-        a_wins: 0,
-        b_wins: 0,
-        draws: 0,
-        score: 0.0,
-        elo: 0.0,
-        elo_low: 0.0,
-        elo_high: 0.0,
-        a_white: ColorStats::default(),
-        a_black: ColorStats::default(),
-        a_think: ThinkStats::default(),
-        b_think: ThinkStats::default(),
-        reasons: BTreeMap::new(),
+        tally: MatchTally::default(),
         forfeits: Vec::new(),
-        actions_per_game: 0.0,
         opening_plies: args.opening_plies,
         seed: args.seed,
         concurrency: args.concurrency,
         seconds,
     };
-    let (mut at, mut bt) = ((0, 0.0, 0.0), (0, 0.0, 0.0));
     let mut records = Vec::with_capacity(played.len());
-    let mut actions = 0;
     for (i, g) in played.into_iter().enumerate() {
         let a_color = if i.is_multiple_of(2) {
             Color::White
         } else {
             Color::Black
         };
-        for (acc, c) in [(&mut at, a_color), (&mut bt, a_color.opponent())] {
-            let t = g.think[c.index()];
-            *acc = (acc.0 + t.0, acc.1 + t.1, f64::max(acc.2, t.2));
-        }
         let (rec, winner) = record(s, args, &mut r, i, &g, (&an, &bn));
-        let result = GameResult::of(winner, a_color);
-        match a_color {
-            Color::White => r.a_white.add(result),
-            Color::Black => r.a_black.add(result),
-        }
-        *r.reasons.entry(rec.reason.clone()).or_insert(0) += 1;
-        actions += g.game.len();
+        let (a, b) = (
+            think(g.think[a_color.index()]),
+            think(g.think[a_color.opponent().index()]),
+        );
+        r.tally.add(GameSummary {
+            a_color,
+            winner,
+            reason: &rec.reason,
+            actions: g.game.len(),
+            think: (&a, &b),
+        });
         records.push(rec);
     }
-    (r.a_wins, r.draws, r.b_wins) = (
-        r.a_white.wins + r.a_black.wins,
-        r.a_white.draws + r.a_black.draws,
-        r.a_white.losses + r.a_black.losses,
-    );
-    r.a_think = think(at);
-    r.b_think = think(bt);
-    r.actions_per_game = actions as f64 / r.games.max(1) as f64;
-    r.score = (r.a_wins as f64 + 0.5 * r.draws as f64) / r.games.max(1) as f64;
-    let e = elo_interval(r.a_wins, r.draws, r.b_wins);
-    (r.elo, r.elo_low, r.elo_high) = (e.elo, e.low, e.high);
     (r, records)
 }
 
 fn report(r: &MatchResult) {
-    println!("match: rules {}, {} games, '{}'", r.rules, r.games, r.go);
+    println!(
+        "match: rules {}, {} games, '{}'",
+        r.rules, r.tally.games, r.go
+    );
     println!("  A = {}", r.a);
     println!("  B = {}", r.b);
     super::arena::print_results(
-        &r.a_white,
-        &r.a_black,
-        r.score,
-        (r.elo, r.elo_low, r.elo_high),
-        &r.reasons,
+        &r.tally.a_white,
+        &r.tally.a_black,
+        r.tally.score,
+        (r.tally.elo, r.tally.elo_low, r.tally.elo_high),
+        &r.tally.reasons,
     );
     for f in &r.forfeits {
         println!(
@@ -486,11 +450,11 @@ fn report(r: &MatchResult) {
     }
     println!(
         "  {:.1} actions/game, {:.1} s; time per decision: A {:.1} ms (longest {:.0}), B {:.1} ms (longest {:.0})",
-        r.actions_per_game,
+        r.tally.actions_per_game,
         r.seconds,
-        r.a_think.mean_ms,
-        r.a_think.max_ms,
-        r.b_think.mean_ms,
-        r.b_think.max_ms
+        r.tally.a_think.mean_ms,
+        r.tally.a_think.max_ms,
+        r.tally.b_think.mean_ms,
+        r.tally.b_think.max_ms
     );
 }

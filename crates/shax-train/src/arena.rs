@@ -157,7 +157,8 @@ impl ThinkStats {
         self.max_ms = self.max_ms.max(ms);
     }
 
-    fn merge(&mut self, o: &ThinkStats) {
+    /// Both together: decisions added, means weighted, the longest kept.
+    pub fn merge(&mut self, o: &ThinkStats) {
         let n = self.decisions + o.decisions;
         if n > 0 {
             self.mean_ms =
@@ -168,15 +169,12 @@ impl ThinkStats {
     }
 }
 
-/// The result of a match.
-#[derive(Clone, Debug, Serialize)]
-pub struct ArenaResult {
-    /// The rules' name.
-    pub rules: String,
-    /// Player A.
-    pub a: String,
-    /// Player B.
-    pub b: String,
+/// The games of a match from A's side: wins, draws and losses overall and
+/// per colour, the score and its Elo, how the games ended, their length and
+/// each side's time per decision. `shax arena` and `shax match` both count
+/// with it (flattened into their JSON).
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct MatchTally {
     /// Games played.
     pub games: u64,
     /// A's wins.
@@ -205,6 +203,73 @@ pub struct ArenaResult {
     pub reasons: BTreeMap<String, u64>,
     /// Mean actions per game.
     pub actions_per_game: f64,
+    /// Actions in all games.
+    #[serde(skip)]
+    actions: u64,
+}
+
+/// One finished game, as [`MatchTally::add`] counts it.
+#[derive(Clone, Copy, Debug)]
+pub struct GameSummary<'a> {
+    /// A's colour.
+    pub a_color: Color,
+    /// The winner; `None`: a draw.
+    pub winner: Option<Color>,
+    /// How it ended (the record's `reason`).
+    pub reason: &'a str,
+    /// Actions played, the opening included.
+    pub actions: usize,
+    /// A's and B's time per decision in it.
+    pub think: (&'a ThinkStats, &'a ThinkStats),
+}
+
+impl MatchTally {
+    /// Counts one game, then the score, Elo and mean length so far.
+    pub fn add(&mut self, g: GameSummary<'_>) {
+        self.a_think.merge(g.think.0);
+        self.b_think.merge(g.think.1);
+        let result = GameResult::of(g.winner, g.a_color);
+        match g.a_color {
+            Color::White => self.a_white.add(result),
+            Color::Black => self.a_black.add(result),
+        }
+        match result {
+            GameResult::Win => self.a_wins += 1,
+            GameResult::Draw => self.draws += 1,
+            GameResult::Loss => self.b_wins += 1,
+        }
+        *self.reasons.entry(g.reason.to_string()).or_insert(0) += 1;
+        self.games += 1;
+        self.actions += g.actions as u64;
+        let n = self.games as f64;
+        self.actions_per_game = self.actions as f64 / n;
+        self.score = (self.a_wins as f64 + 0.5 * self.draws as f64) / n;
+        let e = elo_interval(self.a_wins, self.draws, self.b_wins);
+        (self.elo, self.elo_low, self.elo_high) = (e.elo, e.low, e.high);
+    }
+
+    /// A's Elo with its interval.
+    pub fn elo(&self) -> Elo {
+        Elo {
+            elo: self.elo,
+            low: self.elo_low,
+            high: self.elo_high,
+        }
+    }
+}
+
+/// The result of a match.
+#[derive(Clone, Debug, Serialize)]
+pub struct ArenaResult {
+    /// The rules' name.
+    pub rules: String,
+    /// Player A.
+    pub a: String,
+    /// Player B.
+    pub b: String,
+    /// The games, counted.
+    #[serde(flatten)]
+    pub tally: MatchTally,
     /// Worker threads used.
     pub threads: usize,
     /// The master seed.
@@ -223,11 +288,7 @@ pub struct ArenaResult {
 impl ArenaResult {
     /// A's Elo with its interval.
     pub fn elo(&self) -> Elo {
-        Elo {
-            elo: self.elo,
-            low: self.elo_low,
-            high: self.elo_high,
-        }
+        self.tally.elo()
     }
 }
 
@@ -465,20 +526,7 @@ pub fn run_arena(cfg: &ArenaConfig, registry: &Registry) -> Result<ArenaResult, 
         rules: cfg.rules.name(),
         a: a.to_string(),
         b: b.to_string(),
-        games: n as u64,
-        a_wins: 0,
-        b_wins: 0,
-        draws: 0,
-        score: 0.0,
-        elo: 0.0,
-        elo_low: 0.0,
-        elo_high: 0.0,
-        a_white: ColorStats::default(),
-        a_black: ColorStats::default(),
-        a_think: ThinkStats::default(),
-        b_think: ThinkStats::default(),
-        reasons: BTreeMap::new(),
-        actions_per_game: 0.0,
+        tally: MatchTally::default(),
         threads: ran.threads,
         seed: cfg.seed,
         opening_plies: cfg.opening_plies,
@@ -491,41 +539,23 @@ pub fn run_arena(cfg: &ArenaConfig, registry: &Registry) -> Result<ArenaResult, 
 }
 
 impl ArenaResult {
-    /// Counts the games of a match (A White in even games), their reasons,
-    /// lengths and decision times, then the score and Elo.
+    /// Counts the games of a match (A White in even games) and keeps their records.
     fn tally(&mut self, games: Vec<Played>) {
-        let n = games.len().max(1) as f64;
-        let mut actions = 0usize;
         for (i, g) in games.into_iter().enumerate() {
             let a_color = if i % 2 == 0 {
                 Color::White
             } else {
                 Color::Black
             };
-            let (a_side, b_side) = if a_color == Color::White {
-                (0, 1)
-            } else {
-                (1, 0)
-            };
-            self.a_think.merge(&g.think[a_side]);
-            self.b_think.merge(&g.think[b_side]);
-            let result = GameResult::of(g.winner, a_color);
-            match a_color {
-                Color::White => self.a_white.add(result),
-                Color::Black => self.a_black.add(result),
-            }
-            match result {
-                GameResult::Win => self.a_wins += 1,
-                GameResult::Draw => self.draws += 1,
-                GameResult::Loss => self.b_wins += 1,
-            }
-            *self.reasons.entry(g.record.reason.clone()).or_insert(0) += 1;
-            actions += g.record.opening.len() + g.record.actions.len();
+            let (a, b) = (a_color.index(), a_color.opponent().index());
+            self.tally.add(GameSummary {
+                a_color,
+                winner: g.winner,
+                reason: &g.record.reason,
+                actions: g.record.opening.len() + g.record.actions.len(),
+                think: (&g.think[a], &g.think[b]),
+            });
             self.records.push(g.record);
         }
-        self.actions_per_game = actions as f64 / n;
-        self.score = (self.a_wins as f64 + 0.5 * self.draws as f64) / n;
-        let e = elo_interval(self.a_wins, self.draws, self.b_wins);
-        (self.elo, self.elo_low, self.elo_high) = (e.elo, e.low, e.high);
     }
 }

@@ -237,14 +237,14 @@ fn play_matches(
         results.push(EvalResult {
             opponent: name,
             vs_best,
-            games: r.games,
-            wins: r.a_wins,
-            draws: r.draws,
-            losses: r.b_wins,
-            score: r.score,
-            elo: r.elo,
-            elo_low: r.elo_low,
-            elo_high: r.elo_high,
+            games: r.tally.games,
+            wins: r.tally.a_wins,
+            draws: r.tally.draws,
+            losses: r.tally.b_wins,
+            score: r.tally.score,
+            elo: r.tally.elo,
+            elo_low: r.tally.elo_low,
+            elo_high: r.tally.elo_high,
         });
     }
     Ok(results)

@@ -52,7 +52,8 @@ mod tiers;
 mod trainer;
 
 pub use arena::{
-    ArenaConfig, ArenaError, ArenaResult, ColorStats, GameResult, ThinkStats, openings, run_arena,
+    ArenaConfig, ArenaError, ArenaResult, ColorStats, GameResult, GameSummary, MatchTally,
+    ThinkStats, openings, run_arena,
 };
 pub use checkpoints::{KEEP_NEWEST_CHECKPOINTS, TrainState};
 pub use config::{

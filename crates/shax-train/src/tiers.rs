@@ -371,11 +371,11 @@ impl Matches for Referee<'_> {
                 ));
             });
         let m = result.expect("the match ran")?;
-        self.games += m.games;
+        self.games += m.tally.games;
         Ok(Tally {
-            games: m.games,
-            wins: m.a_wins,
-            draws: m.draws,
+            games: m.tally.games,
+            wins: m.tally.a_wins,
+            draws: m.tally.draws,
         })
     }
 

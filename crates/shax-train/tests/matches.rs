@@ -21,13 +21,13 @@ fn arena_counts_add_up_and_records_replay() {
         ..ArenaConfig::new(nmm(), "greedy", "random")
     };
     let r = run_arena(&cfg, &Registry::classic()).unwrap();
-    assert_eq!(r.games, 10);
-    assert_eq!(r.a_wins + r.b_wins + r.draws, 10);
-    assert_eq!(r.a_white.games, 5);
-    assert_eq!(r.a_black.games, 5);
-    assert_eq!(r.a_white.wins + r.a_black.wins, r.a_wins);
-    assert!((0.0..=1.0).contains(&r.score));
-    assert!(r.elo_low <= r.elo && r.elo <= r.elo_high);
+    assert_eq!(r.tally.games, 10);
+    assert_eq!(r.tally.a_wins + r.tally.b_wins + r.tally.draws, 10);
+    assert_eq!(r.tally.a_white.games, 5);
+    assert_eq!(r.tally.a_black.games, 5);
+    assert_eq!(r.tally.a_white.wins + r.tally.a_black.wins, r.tally.a_wins);
+    assert!((0.0..=1.0).contains(&r.tally.score));
+    assert!(r.tally.elo_low <= r.tally.elo && r.tally.elo <= r.tally.elo_high);
     for (i, rec) in r.records.iter().enumerate() {
         rec.replay().unwrap();
         assert_eq!(rec.opening.len(), 4);
@@ -148,12 +148,12 @@ fn arena_times_each_players_decisions() {
     let r = run_arena(&cfg, &Registry::classic()).unwrap();
     let played: usize = r.records.iter().map(|g| g.actions.len()).sum();
     assert_eq!(
-        (r.a_think.decisions + r.b_think.decisions) as usize,
+        (r.tally.a_think.decisions + r.tally.b_think.decisions) as usize,
         played,
         "every decision after the opening is timed once"
     );
-    assert!(r.a_think.decisions > 0 && r.b_think.decisions > 0);
-    for t in [r.a_think, r.b_think] {
+    assert!(r.tally.a_think.decisions > 0 && r.tally.b_think.decisions > 0);
+    for t in [r.tally.a_think, r.tally.b_think] {
         assert!(t.mean_ms >= 0.0 && t.mean_ms <= t.max_ms, "{t:?}");
     }
 }
