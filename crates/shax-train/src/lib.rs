@@ -28,8 +28,8 @@
 //!     ..ArenaConfig::new(Rules::preset(Preset::NineMensMorris), "greedy", "random")
 //! };
 //! let r = run_arena(&cfg, &Registry::classic()).unwrap();
-//! assert_eq!(r.games, 4);
-//! assert_eq!(r.a_wins + r.b_wins + r.draws, 4);
+//! assert_eq!(r.tally.games, 4);
+//! assert_eq!(r.tally.a_wins + r.tally.b_wins + r.tally.draws, 4);
 //! assert_eq!(r.records.len(), 4);
 //! ```
 
