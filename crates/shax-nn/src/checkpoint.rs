@@ -339,20 +339,7 @@ fn read_meta(path: &Path) -> Result<ReadMeta, CheckpointError> {
     let text =
         |key: &str, t: toml::Table| toml::to_string(&t).map_err(|e| bad(format!("[{key}]: {e}")));
     let mut model = section("model")?;
-    if format == 1 {
-        model
-            .entry("value_head")
-            .or_insert_with(|| ValueHead::Scalar.name().into());
-    }
-    // Up to format 2 the version was only at the top; since format 3 [model] repeats it.
-    let in_model = model
-        .entry("encoder")
-        .or_insert(toml::Value::Integer(encoder));
-    if in_model.as_integer() != Some(encoder) {
-        return Err(bad(format!(
-            "encoder_version = {encoder} but [model] encoder = {in_model}"
-        )));
-    }
+    model_in_todays_terms(&mut model, format, encoder).map_err(bad)?;
     let model =
         ModelConfig::from_toml(&text("model", model)?).map_err(|e| bad(format!("[model]: {e}")))?;
     let rules = Rules::from_toml(&text("rules", section("rules")?)?)
@@ -367,6 +354,27 @@ fn read_meta(path: &Path) -> Result<ReadMeta, CheckpointError> {
         record_bytes,
         record_hash,
     })
+}
+
+/// Fills in the `[model]` keys an older metadata format lacked: format 1 had
+/// no `value_head` (its networks have the scalar head); up to format 2 the
+/// encoder version was only at the top, since format 3 `[model]` repeats it
+/// and the two must agree.
+fn model_in_todays_terms(model: &mut toml::Table, format: i64, encoder: i64) -> Result<(), String> {
+    if format == 1 {
+        model
+            .entry("value_head")
+            .or_insert_with(|| ValueHead::Scalar.name().into());
+    }
+    let in_model = model
+        .entry("encoder")
+        .or_insert(toml::Value::Integer(encoder));
+    if in_model.as_integer() != Some(encoder) {
+        return Err(format!(
+            "encoder_version = {encoder} but [model] encoder = {in_model}"
+        ));
+    }
+    Ok(())
 }
 
 /// `key: checkpoint <a>, expected <b>` for each key whose line differs.
