@@ -28,6 +28,42 @@ fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
 
+/// The tier names of a manifest's text, weakest first.
+fn tier_names(manifest: &str) -> Vec<String> {
+    manifest
+        .lines()
+        .filter_map(|l| l.strip_prefix("name = "))
+        .map(|n| n.trim_matches('"').to_string())
+        .collect()
+}
+
+/// `shax tiers` on one checkpoint at one simulation count and temperature,
+/// with `classic` beside it, a short ladder and no bound for beginner;
+/// `extra` adds or overrides flags.
+fn calibrate(root: &Path, net: &Path, out: &Path, classic: &str, extra: &[&str]) -> Output {
+    let mut args = vec![
+        "tiers",
+        "--candidates",
+        net.to_str().unwrap(),
+        "--sims",
+        "1",
+        "--temps",
+        "0",
+        "--classic",
+        classic,
+        "--beginner-below",
+        "",
+        "--ladder-games",
+        "4",
+        "--screen-games",
+        "6",
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    shax(root, &args, "")
+}
+
 /// A checkpoints root with `shax/tiers.toml` and a tiny network beside it.
 fn tiers_root(name: &str) -> PathBuf {
     let root = std::env::temp_dir().join(format!("shax-tiers-{}-{name}", std::process::id()));
@@ -185,11 +221,7 @@ fn engine_answers_go_with_every_shipped_tier() {
         };
         let rules = dir.file_name().unwrap().to_string_lossy().into_owned();
         let mut script = format!("setoption name Rules value {rules}\n");
-        let names: Vec<String> = manifest
-            .lines()
-            .filter_map(|l| l.strip_prefix("name = "))
-            .map(|n| n.trim_matches('"').to_string())
-            .collect();
+        let names = tier_names(&manifest);
         for name in &names {
             script +=
                 &format!("setoption name Tier value {name}\nposition startpos\ngo movetime 200\n");
@@ -266,51 +298,19 @@ fn tiers_calibrates_and_writes_a_manifest_that_loads() {
     let root = tiers_root("calibrate");
     let net = root.join("shax").join("n1.bpk");
     let out = root.join("cal").join("shax").join("tiers.toml");
-    let o = shax(
+    let o = calibrate(
         &root,
-        &[
-            "tiers",
-            "--rules",
-            "shax",
-            "--candidates",
-            net.to_str().unwrap(),
-            "--sims",
-            "1",
-            "--temps",
-            "0",
-            "--classic",
-            // Seven players well above random: five of them rate over 90% against it.
-            "greedy;alphabeta:depth=1;alphabeta:depth=2;alphabeta:depth=3;alphabeta:depth=4;alphabeta:depth=5;mcts:sims=200",
-            "--beginner-below",
-            "",
-            "--ladder-games",
-            "4",
-            "--screen-games",
-            "6",
-            "--games",
-            "12",
-            "--tries",
-            "2",
-            "--out",
-            out.to_str().unwrap(),
-        ],
-        "",
+        &net,
+        &out,
+        // Seven players well above random: five of them rate over 90% against it.
+        "greedy;alphabeta:depth=1;alphabeta:depth=2;alphabeta:depth=3;alphabeta:depth=4;alphabeta:depth=5;mcts:sims=200",
+        &["--rules", "shax", "--games", "12", "--tries", "2"],
     );
     assert!(o.status.success(), "{}", text(&o.stderr));
     let m = std::fs::read_to_string(&out).unwrap();
-    let names: Vec<&str> = m
-        .lines()
-        .filter_map(|l| l.strip_prefix("name = "))
-        .collect();
     assert_eq!(
-        names,
-        [
-            "\"beginner\"",
-            "\"easy\"",
-            "\"medium\"",
-            "\"hard\"",
-            "\"master\""
-        ]
+        tier_names(&m),
+        ["beginner", "easy", "medium", "hard", "master"]
     );
     // Every tier above beginner played a full match against the one below.
     let games: Vec<&str> = m
@@ -365,47 +365,17 @@ fn tiers_makes_fewer_tiers_when_asked() {
     let root = tiers_root("three");
     let net = root.join("shax").join("n1.bpk");
     let out = root.join("cal").join("shax").join("tiers.toml");
-    let calibrate = |tiers: &str| {
-        shax(
-            &root,
-            &[
-                "tiers",
-                "--tiers",
-                tiers,
-                "--candidates",
-                net.to_str().unwrap(),
-                "--sims",
-                "1",
-                "--temps",
-                "0",
-                "--classic",
-                // Five players well above random (the untrained network is not):
-                // three or more rate over 90% against it whatever the short ladder's noise.
-                "greedy;alphabeta:depth=1;alphabeta:depth=2;alphabeta:depth=3;alphabeta:depth=5",
-                "--beginner-below",
-                "",
-                "--ladder-games",
-                "4",
-                "--screen-games",
-                "6",
-                "--games",
-                "8",
-                "--tries",
-                "1",
-                "--out",
-                out.to_str().unwrap(),
-            ],
-            "",
-        )
+    // Five players well above random (the untrained network is not): three or
+    // more rate over 90% against it whatever the short ladder's noise.
+    let classic = "greedy;alphabeta:depth=1;alphabeta:depth=2;alphabeta:depth=3;alphabeta:depth=5";
+    let three = |tiers| {
+        let extra = ["--tiers", tiers, "--games", "8", "--tries", "1"];
+        calibrate(&root, &net, &out, classic, &extra)
     };
-    let o = calibrate("beginner,medium,master");
+    let o = three("beginner,medium,master");
     assert!(o.status.success(), "{}", text(&o.stderr));
     let m = std::fs::read_to_string(&out).unwrap();
-    let names: Vec<&str> = m
-        .lines()
-        .filter_map(|l| l.strip_prefix("name = "))
-        .collect();
-    assert_eq!(names, ["\"beginner\"", "\"medium\"", "\"master\""]);
+    assert_eq!(tier_names(&m), ["beginner", "medium", "master"]);
     // A tier the manifest lacks is refused, naming the ones it has.
     let o = shax(
         &root.join("cal"),
@@ -419,7 +389,7 @@ fn tiers_makes_fewer_tiers_when_asked() {
         "{err}"
     );
     // Names out of order are refused before any game.
-    let o = calibrate("master,beginner");
+    let o = three("master,beginner");
     assert!(!o.status.success());
     assert!(
         text(&o.stderr).contains("weakest first"),
