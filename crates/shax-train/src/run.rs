@@ -340,6 +340,13 @@ impl<'a> Run<'a> {
         self.base_cpu + (process_cpu_secs() - self.cpu_at_start).max(0.0)
     }
 
+    /// New positions that `steps` training steps call for at the configured
+    /// ratio of training samples to new positions (the pace of self-play).
+    fn positions_for(&self, steps: u64) -> u64 {
+        let samples = steps as f64 * self.cfg.train.batch_size as f64;
+        (samples / self.cfg.train.samples_per_position).ceil() as u64
+    }
+
     /// The step the next interval trains to.
     fn next_step(&self) -> u64 {
         (self.trainer.step + self.cfg.train.steps_per_checkpoint).min(self.cfg.run.total_steps)
@@ -349,10 +356,9 @@ impl<'a> Run<'a> {
     /// the positions the next interval's steps need; `None` when stopped.
     fn gather(&mut self, stop: &AtomicBool) -> Result<Option<Fresh>, RunError> {
         let next = self.next_step();
-        let batch = self.cfg.train.batch_size as u64;
-        let need = ((next as f64 * batch as f64 / self.cfg.train.samples_per_position).ceil()
-            as u64)
-            .max(batch);
+        let need = self
+            .positions_for(next)
+            .max(self.cfg.train.batch_size as u64);
         let start = Instant::now();
         let mut fresh = self.refresh_window();
         let mut waited = 0u64;
@@ -434,9 +440,7 @@ impl<'a> Run<'a> {
         if !self.selfplay || self.next_step() >= self.cfg.run.total_steps {
             return Ok((self.train_interval(stop)?, None));
         }
-        let batch = self.cfg.train.batch_size as f64;
-        let steps = (self.next_step() - self.trainer.step) as f64;
-        let ahead = (steps * batch / self.cfg.train.samples_per_position).ceil() as u64;
+        let ahead = self.positions_for(self.next_step() - self.trainer.step);
         let weights = worker_weights(&self.paths, &self.cfg, &self.trainer)?;
         let mut workers = std::mem::take(&mut self.workers);
         let (backend, step) = (self.cfg.backend, self.trainer.step);
