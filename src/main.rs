@@ -54,6 +54,8 @@ enum Command {
     Play(cmd::play::Args),
     /// Calibrate five difficulty tiers from checkpoints and write their manifest.
     Tiers(cmd::tiers::Args),
+    /// Fit the alpha-beta evaluation's weights to self-play games (a regression on results).
+    TuneEval(cmd::tune::Args),
     /// Serve the JSON API for game backends and a page to play the tiers in a browser.
     Serve(cmd::serve::Args),
 }
@@ -75,6 +77,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Play(args) => cmd::play::run(args),
         Command::Tiers(args) => cmd::tiers::run(args),
         Command::Serve(args) => cmd::serve::run(args),
+        Command::TuneEval(args) => cmd::tune::run(args),
     }
 }
 

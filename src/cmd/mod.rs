@@ -16,6 +16,7 @@ pub mod progress;
 pub mod serve;
 pub mod tiers;
 pub mod train;
+pub mod tune;
 
 /// The UTC time now for a file name: `2026-11-30T13-15-02Z` (no `:`, which
 /// some file systems refuse), with milliseconds (`...02.123Z`) when `millis`.

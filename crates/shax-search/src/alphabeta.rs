@@ -116,7 +116,7 @@ impl AlphaBeta {
         }
     }
 
-    /// From an `alphabeta[:depth=D][,ms=T][,nodes=N][,tt=MiB][,seed=S][,eval=mill|basic][,lmr=0|1]` spec.
+    /// From an `alphabeta[:depth=D][,ms=T][,nodes=N][,tt=MiB][,seed=S][,eval=mill|basic|<file>.toml][,lmr=0|1]` spec.
     ///
     /// # Errors
     ///
@@ -159,15 +159,16 @@ impl AlphaBeta {
     }
 }
 
-/// The `eval=` parameter of a spec: `mill` (the default) or `basic`.
+/// The `eval=` parameter of a spec: `mill` (the default), `basic` or a
+/// weights file.
 pub(crate) fn eval_param(spec: &PlayerSpec) -> Result<EvalKind, SpecError> {
     match spec.param("eval") {
         None => Ok(EvalKind::default()),
-        Some(v) => EvalKind::from_name(v).ok_or_else(|| SpecError::BadValue {
+        Some(v) => EvalKind::from_name(v).map_err(|why| SpecError::BadValue {
             kind: spec.kind.clone(),
             param: "eval".to_string(),
             value: v.to_string(),
-            why: format!("expected one of {}", EvalKind::NAMES),
+            why,
         }),
     }
 }
@@ -235,7 +236,7 @@ impl Player for AlphaBeta {
         let mask = self.tt.len() - 1;
         let mut s = Search {
             tt: &mut self.tt,
-            eval: self.eval,
+            eval: self.eval.clone(),
             lmr: self
                 .lmr
                 .unwrap_or_else(|| crate::eval::weights_for(pos.rules()).lmr),

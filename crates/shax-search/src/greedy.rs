@@ -27,7 +27,7 @@ impl GreedyPlayer {
         }
     }
 
-    /// From a `greedy[:seed=S][,eval=mill|basic]` spec.
+    /// From a `greedy[:seed=S][,eval=mill|basic|<file>.toml]` spec.
     ///
     /// # Errors
     ///
@@ -43,7 +43,7 @@ impl GreedyPlayer {
 
 /// The value for `me` of the position after `me`'s action: the rest of the
 /// turn (removals `me` still owes) is played out greedily.
-fn turn_value(pos: &Position, me: Color, hist: &mut PathHistory<'_>, eval: EvalKind) -> i32 {
+fn turn_value(pos: &Position, me: Color, hist: &mut PathHistory<'_>, eval: &EvalKind) -> i32 {
     if let Some(o) = hist.outcome(pos) {
         return (o.value_for(me) * WIN as f32) as i32;
     }
@@ -98,7 +98,7 @@ impl Player for GreedyPlayer {
             let mut child = *pos;
             child.play_unchecked(a);
             let m = hist.push(a, &child);
-            let v = turn_value(&child, me, &mut hist, self.eval);
+            let v = turn_value(&child, me, &mut hist, &self.eval);
             hist.pop(m);
             if best.is_none_or(|(b, _)| v > b) {
                 best = Some((v, a));

@@ -14,7 +14,9 @@
 //!   named results ([`elo`]), the game record every match writes
 //!   ([`GameRecord`]);
 //! - difficulty tier calibration ([`calibrate`], `tiers`), which writes the
-//!   `shax_bot` manifest.
+//!   `shax_bot` manifest;
+//! - fitting the alpha-beta evaluation's weights to self-play games
+//!   ([`fit_weights`], `tune`).
 //!
 //! # Examples
 //!
@@ -50,6 +52,7 @@ mod shard;
 pub mod tb;
 mod tiers;
 mod trainer;
+mod tune;
 
 pub use arena::{
     ArenaConfig, ArenaError, ArenaResult, ColorStats, GameResult, GameSummary, MatchTally,
@@ -80,3 +83,4 @@ pub use tiers::{
     Calibration, Tally, TiersConfig, TiersError, TiersObserver, calibrate, find_checkpoints,
 };
 pub use trainer::{StepLoss, TrainError, Trainer};
+pub use tune::{TuneData, TuneError, TuneReport, TuneSample, fit_weights};

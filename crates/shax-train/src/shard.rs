@@ -181,19 +181,26 @@ impl Shard {
     pub fn examples(&self) -> Vec<Example> {
         let mut out = Vec::with_capacity(self.positions());
         for g in &self.games {
-            let mut pos = Position::new(self.rules);
-            let mut next = g.samples.iter().peekable();
-            for (ply, &a) in g.actions.iter().enumerate() {
-                while let Some(s) = next.next_if(|s| s.ply as usize == ply) {
-                    out.push(Example {
-                        position: pos,
-                        policy: s.policy.clone(),
-                        value: g.outcome.value_for(pos.to_act()),
-                        search_value: s.root_value,
-                    });
-                }
-                pos.play_unchecked(a);
+            out.extend(self.game_examples(g));
+        }
+        out
+    }
+
+    /// The training examples of one of its games.
+    pub fn game_examples(&self, g: &GameData) -> Vec<Example> {
+        let mut out = Vec::with_capacity(g.samples.len());
+        let mut pos = Position::new(self.rules);
+        let mut next = g.samples.iter().peekable();
+        for (ply, &a) in g.actions.iter().enumerate() {
+            while let Some(s) = next.next_if(|s| s.ply as usize == ply) {
+                out.push(Example {
+                    position: pos,
+                    policy: s.policy.clone(),
+                    value: g.outcome.value_for(pos.to_act()),
+                    search_value: s.root_value,
+                });
             }
+            pos.play_unchecked(a);
         }
         out
     }

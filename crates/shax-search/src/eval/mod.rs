@@ -14,10 +14,12 @@ mod basic;
 pub mod weights;
 
 use shax_core::board::Geometry;
+use std::sync::Arc;
+
 use shax_core::{Bitboard, Color, FullBoard, PlacementLines, Position, Task};
 
 pub use basic::evaluate_basic;
-pub use weights::{Weights, weights_for};
+pub use weights::{LINEAR_TERMS, Weights, WeightsFile, weights_file_text, weights_for};
 
 /// A win at the root; a win found `ply` actions deep scores `WIN - ply`.
 pub const WIN: i32 = 30_000;
@@ -27,42 +29,51 @@ pub const WIN_BOUND: i32 = WIN - 1_000;
 pub const PIECE: i32 = 100;
 
 /// Which static evaluation a player uses.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub enum EvalKind {
     /// The mill evaluation ([`evaluate`]), the default.
     #[default]
     Mill,
     /// The evaluation of commit 67c7f3f ([`evaluate_basic`]).
     Basic,
+    /// The mill evaluation with a weights file's weights ([`WeightsFile`]).
+    File(Arc<WeightsFile>),
 }
 
 impl EvalKind {
-    /// The names `eval=` accepts.
-    pub const NAMES: &'static str = "mill, basic";
+    /// What `eval=` accepts.
+    pub const NAMES: &'static str = "mill, basic, <weights file>.toml";
 
-    /// `mill` or `basic`.
-    pub fn from_name(s: &str) -> Option<EvalKind> {
+    /// `mill`, `basic`, or the path of a weights file (ending in `.toml`).
+    ///
+    /// # Errors
+    ///
+    /// Another name, or a weights file that cannot be used (the message says why).
+    pub fn from_name(s: &str) -> Result<EvalKind, String> {
         match s {
-            "mill" => Some(EvalKind::Mill),
-            "basic" => Some(EvalKind::Basic),
-            _ => None,
+            "mill" => Ok(EvalKind::Mill),
+            "basic" => Ok(EvalKind::Basic),
+            _ if s.ends_with(".toml") => Ok(EvalKind::File(Arc::new(WeightsFile::read(s)?))),
+            _ => Err(format!("expected one of {}", EvalKind::NAMES)),
         }
     }
 
     /// The name, as in specs.
-    pub fn name(self) -> &'static str {
+    pub fn name(&self) -> &str {
         match self {
             EvalKind::Mill => "mill",
             EvalKind::Basic => "basic",
+            EvalKind::File(f) => &f.path,
         }
     }
 
     /// The position's value for the player to act with this evaluation.
     #[inline]
-    pub fn evaluate(self, pos: &Position) -> i32 {
+    pub fn evaluate(&self, pos: &Position) -> i32 {
         match self {
             EvalKind::Mill => evaluate(pos),
             EvalKind::Basic => evaluate_basic(pos),
+            EvalKind::File(f) => evaluate_with(pos, &f.apply(weights_for(pos.rules()))),
         }
     }
 }
@@ -83,6 +94,23 @@ pub fn evaluate_with(pos: &Position, w: &Weights) -> i32 {
     s += to_act_terms(pos, w);
     s = fade(pos, w, s);
     s.clamp(-WIN_BOUND + 1, WIN_BOUND - 1)
+}
+
+/// The counts the mill evaluation weighs, in the order of [`LINEAR_TERMS`]:
+/// before its fade towards a draw, [`evaluate_with`] is the sum of each
+/// linear weight times its count (the player to act's count minus the
+/// opponent's). What `shax tune-eval` regresses on. `mob_cap` is the
+/// preset's.
+pub fn term_counts(pos: &Position) -> [i32; LINEAR_TERMS.len()] {
+    let settings = Weights {
+        counter_fade: 0,
+        ..*weights_for(pos.rules())
+    };
+    std::array::from_fn(|i| {
+        let mut unit = [0; LINEAR_TERMS.len()];
+        unit[i] = 1;
+        evaluate_with(pos, &settings.with_linear(unit))
+    })
 }
 
 fn shax_race(pos: &Position) -> bool {

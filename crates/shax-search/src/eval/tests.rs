@@ -143,7 +143,102 @@ fn eval_kinds_select_the_evaluations() {
     assert_eq!(EvalKind::Mill.evaluate(&p), evaluate(&p));
     assert_eq!(EvalKind::Basic.evaluate(&p), evaluate_basic(&p));
     for k in [EvalKind::Mill, EvalKind::Basic] {
-        assert_eq!(EvalKind::from_name(k.name()), Some(k));
+        assert_eq!(EvalKind::from_name(k.name()), Ok(k));
     }
-    assert_eq!(EvalKind::from_name("fancy"), None);
+    assert!(EvalKind::from_name("fancy").is_err());
+}
+
+#[test]
+fn a_weights_file_replaces_the_weights_it_names_and_no_others() {
+    let p = pos(Preset::NineMensMorris, OPEN_MILL);
+    let base = weights_for(p.rules());
+    let f = WeightsFile::parse("w.toml", "mill_open = 125\n").unwrap();
+    let w = f.apply(base);
+    assert_eq!(w.mill_open, 125);
+    assert_eq!(
+        Weights {
+            mill_open: base.mill_open,
+            ..w
+        },
+        *base
+    );
+    let file = EvalKind::File(std::sync::Arc::new(f));
+    assert_eq!(file.evaluate(&p), evaluate_with(&p, &w));
+    // White, to act, has one open mill: the score moves by the change.
+    assert_eq!(file.evaluate(&p) - evaluate(&p), 125 - base.mill_open);
+    assert_eq!(file.name(), "w.toml");
+}
+
+#[test]
+fn a_weights_file_round_trips_and_bad_ones_say_what_is_wrong() {
+    let w = *weights_for(&Rules::preset(Preset::Shax));
+    let f = WeightsFile::parse("t.toml", &weights_file_text(&w)).unwrap();
+    assert_eq!(
+        f.apply(weights_for(&Rules::preset(Preset::Morabaraba)))
+            .linear(),
+        w.linear()
+    );
+    let e = WeightsFile::parse("t.toml", "mil = 3").unwrap_err();
+    assert!(
+        e.contains("t.toml") && e.contains("`mil`") && e.contains("mill_open"),
+        "{e}"
+    );
+    let e = WeightsFile::parse("t.toml", "mill = 2.5").unwrap_err();
+    assert!(e.contains("`mill` must be an integer"), "{e}");
+    assert!(WeightsFile::parse("t.toml", "mill = ").is_err());
+    let e = EvalKind::from_name("/nonexistent/w.toml").unwrap_err();
+    assert!(e.contains("/nonexistent/w.toml"), "{e}");
+}
+
+/// Positions of a few random games of `preset`, every one of them.
+fn random_positions(preset: Preset, games: u64) -> Vec<Position> {
+    use rand::{Rng, SeedableRng, rngs::SmallRng};
+    let mut out = Vec::new();
+    for seed in 0..games {
+        let mut rng = SmallRng::seed_from_u64(seed);
+        let mut p = Position::new(Rules::preset(preset));
+        for _ in 0..120 {
+            let acts = p.legal_actions();
+            if acts.is_empty() {
+                break;
+            }
+            out.push(p);
+            p.play_unchecked(acts[rng.random_range(0..acts.len())]);
+        }
+    }
+    out
+}
+
+#[test]
+fn the_evaluation_is_its_weights_times_the_term_counts() {
+    for preset in Preset::ALL {
+        let w = Weights {
+            counter_fade: 0,
+            ..*weights_for(&Rules::preset(preset))
+        };
+        let mut nonzero = [false; LINEAR_TERMS.len()];
+        for p in random_positions(preset, 20) {
+            let counts = term_counts(&p);
+            let sum: i32 = w.linear().iter().zip(counts).map(|(w, c)| w * c).sum();
+            assert_eq!(evaluate_with(&p, &w), sum, "{preset:?} {}", p.fen());
+            for (seen, c) in nonzero.iter_mut().zip(counts) {
+                *seen |= c != 0;
+            }
+        }
+        // The common terms move in every game.
+        for t in ["piece", "mill", "two_place", "one"] {
+            let i = LINEAR_TERMS.iter().position(|&n| n == t).unwrap();
+            assert!(nonzero[i], "{preset:?}: {t} never counted");
+        }
+    }
+}
+
+#[test]
+fn with_linear_replaces_exactly_the_linear_weights() {
+    let w = *weights_for(&Rules::preset(Preset::Shax));
+    assert_eq!(w.with_linear(w.linear()), w);
+    let doubled = w.with_linear(w.linear().map(|x| 2 * x));
+    assert_eq!(doubled.piece, 2 * w.piece);
+    assert_eq!(doubled.jare_fork, 2 * w.jare_fork);
+    assert_eq!((doubled.mob_cap, doubled.lmr), (w.mob_cap, w.lmr));
 }

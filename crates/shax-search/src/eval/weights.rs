@@ -9,6 +9,7 @@
 //! another line (a double mill: a removal every turn).
 
 use shax_core::{Preset, Rules};
+use std::fmt::Write as _;
 
 /// One preset's weights.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -109,6 +110,94 @@ const SHAX: Weights = Weights {
     ..BLOCK_LOSES
 };
 
+/// The names of the weights the evaluation is linear in, in the order of
+/// [`Weights::linear`]. The evaluation (before its fade towards a draw) is
+/// the sum of each weight times a count of the position, so the weights can
+/// be fitted by a regression on those counts (`shax tune-eval`). `mob_cap`,
+/// `counter_fade` and `lmr` are settings, not terms.
+pub const LINEAR_TERMS: [&str; 22] = [
+    "piece",
+    "mob",
+    "stuck",
+    "block0",
+    "block1",
+    "block2",
+    "place_mob",
+    "place_stuck",
+    "junction",
+    "mill",
+    "mill_open",
+    "two_place",
+    "two_ready",
+    "two_unguarded",
+    "two",
+    "one",
+    "swing",
+    "fork",
+    "threat_now",
+    "jare_now",
+    "jare",
+    "jare_fork",
+];
+
+impl Weights {
+    /// The linear weights, in the order of [`LINEAR_TERMS`].
+    pub fn linear(&self) -> [i32; LINEAR_TERMS.len()] {
+        [
+            self.piece,
+            self.mob,
+            self.stuck,
+            self.block[0],
+            self.block[1],
+            self.block[2],
+            self.place_mob,
+            self.place_stuck,
+            self.junction,
+            self.mill,
+            self.mill_open,
+            self.two_place,
+            self.two_ready,
+            self.two_unguarded,
+            self.two,
+            self.one,
+            self.swing,
+            self.fork,
+            self.threat_now,
+            self.jare_now,
+            self.jare,
+            self.jare_fork,
+        ]
+    }
+
+    /// These weights with the linear ones replaced by `v` (in the order of
+    /// [`LINEAR_TERMS`]); the settings stay.
+    pub fn with_linear(&self, v: [i32; LINEAR_TERMS.len()]) -> Weights {
+        Weights {
+            piece: v[0],
+            mob: v[1],
+            stuck: v[2],
+            block: [v[3], v[4], v[5]],
+            place_mob: v[6],
+            place_stuck: v[7],
+            junction: v[8],
+            mill: v[9],
+            mill_open: v[10],
+            two_place: v[11],
+            two_ready: v[12],
+            two_unguarded: v[13],
+            two: v[14],
+            one: v[15],
+            swing: v[16],
+            fork: v[17],
+            threat_now: v[18],
+            jare_now: v[19],
+            jare: v[20],
+            jare_fork: v[21],
+            ..*self
+        }
+    }
+}
+
 /// The weights of `rules`' preset.
 pub fn weights_for(rules: &Rules) -> &'static Weights {
     match rules.preset {
@@ -130,3 +219,75 @@ const SHAX_FLYING: Weights = Weights {
 const NINE_MENS_MORRIS: Weights = BLOCK_LOSES;
 
 const MORABARABA: Weights = BLOCK_LOSES;
+
+/// A weights file (`alphabeta:eval=<file.toml>`): `name = value` lines for
+/// any of the linear weights ([`LINEAR_TERMS`]), in centi-pieces; the
+/// weights it does not name stay those of the preset played. What
+/// `shax tune-eval --out` writes, to be tried in matches before it becomes a
+/// preset's set here.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WeightsFile {
+    /// Where it was read from (the spec names it).
+    pub path: String,
+    overrides: [Option<i32>; LINEAR_TERMS.len()],
+}
+
+impl WeightsFile {
+    /// Reads and checks the file at `path`.
+    ///
+    /// # Errors
+    ///
+    /// A message naming the file and what is wrong: unreadable, not TOML,
+    /// an unknown weight, a value that is not an integer.
+    pub fn read(path: &str) -> Result<WeightsFile, String> {
+        let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
+        WeightsFile::parse(path, &text)
+    }
+
+    /// Parses `text`, read from `path`.
+    ///
+    /// # Errors
+    ///
+    /// As [`WeightsFile::read`].
+    pub fn parse(path: &str, text: &str) -> Result<WeightsFile, String> {
+        let table: toml::Table = text.parse().map_err(|e| format!("{path}: {e}"))?;
+        let mut overrides = [None; LINEAR_TERMS.len()];
+        for (key, value) in &table {
+            let i = LINEAR_TERMS.iter().position(|n| n == key).ok_or_else(|| {
+                format!(
+                    "{path}: unknown weight `{key}` (the weights: {})",
+                    LINEAR_TERMS.join(", ")
+                )
+            })?;
+            let v = value
+                .as_integer()
+                .and_then(|v| i32::try_from(v).ok())
+                .ok_or_else(|| format!("{path}: `{key}` must be an integer (centi-pieces)"))?;
+            overrides[i] = Some(v);
+        }
+        Ok(WeightsFile {
+            path: path.to_string(),
+            overrides,
+        })
+    }
+
+    /// `base` with the file's weights in place of its own.
+    pub fn apply(&self, base: &Weights) -> Weights {
+        let mut v = base.linear();
+        for (v, o) in v.iter_mut().zip(self.overrides) {
+            if let Some(o) = o {
+                *v = o;
+            }
+        }
+        base.with_linear(v)
+    }
+}
+
+/// `w`'s linear weights as a weights file.
+pub fn weights_file_text(w: &Weights) -> String {
+    let mut s = String::new();
+    for (name, v) in LINEAR_TERMS.iter().zip(w.linear()) {
+        let _ = writeln!(s, "{name} = {v}");
+    }
+    s
+}
