@@ -43,6 +43,11 @@ pub struct Args {
     /// it wins); it must be among the candidates. Empty: no such bound.
     #[arg(long, default_value = "alphabeta:depth=2")]
     beginner_below: String,
+    /// The score against `random` the weakest tier must reach (by the ladder's
+    /// ratings). Lower it for a game where chance decides many games (in
+    /// shax-flying the strongest players score about 90%).
+    #[arg(long, default_value_t = 0.9)]
+    beginner_floor: f64,
     /// The band every tier's score against the tier below must fall in.
     #[arg(long, value_delimiter = ',', num_args = 2, default_values_t = vec![0.60f64, 0.85])]
     band: Vec<f64>,
@@ -109,6 +114,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         temps: a.temps,
         classic: a.classic,
         beginner_below: Some(a.beginner_below).filter(|b| !b.is_empty()),
+        beginner_floor: a.beginner_floor,
         band: (a.band[0], a.band[1]),
         screen_games: a.screen_games,
         tries: a.tries,

@@ -40,6 +40,10 @@ pub struct TiersConfig {
     pub classic: Vec<String>,
     /// The candidate `beginner` must be rated below, if any.
     pub beginner_below: Option<String>,
+    /// The score against `random` the weakest tier must reach (by the
+    /// ladder's ratings); 0.9 in games that reward skill from the first move,
+    /// lower where chance decides many games (Shax with flying).
+    pub beginner_floor: f64,
     /// The band every tier's score against the tier below must fall in.
     pub band: (f64, f64),
     /// Games of a screening match.
@@ -160,6 +164,12 @@ impl TiersConfig {
                 "--band {lo},{hi}: needs two scores with 0 <= low < high <= 1"
             )));
         }
+        if !(0.0..1.0).contains(&self.beginner_floor) {
+            return Err(TiersError::Config(format!(
+                "--beginner-floor {}: needs a score with 0 <= score < 1",
+                self.beginner_floor
+            )));
+        }
         if self.screen_games == 0 || self.tries == 0 {
             return bad("--screen-games and --tries must be at least 1");
         }
@@ -247,7 +257,7 @@ pub fn calibrate(
         .iter()
         .map(|r| (r.player.clone(), r.elo))
         .collect();
-    let pool = eligible(&ratings, cfg.tiers.len())?;
+    let pool = eligible(&ratings, cfg.tiers.len(), elo_of_score(cfg.beginner_floor))?;
     let bottom_end = beginner_bound(cfg, &ratings, &pool)?;
     let mut chosen = choose(&ratings, &pool, cfg.tiers.len());
     let mut referee = Referee {
@@ -477,12 +487,24 @@ fn spread<T: Clone>(items: &[T], k: usize) -> Vec<T> {
     idx.into_iter().map(|i| items[i].clone()).collect()
 }
 
-/// Elo of a player that scores 90% against the anchor (`random`).
-const NINETY_PERCENT: f64 = 382.0;
+/// The Elo of a player that scores `s` against the anchor (`random`);
+/// minus infinity for 0.
+fn elo_of_score(s: f64) -> f64 {
+    if s <= 0.0 {
+        f64::NEG_INFINITY
+    } else {
+        400.0 * (s / (1.0 - s)).log10()
+    }
+}
 
 /// The candidates eligible for a tier, weakest first: every one rated at or
-/// above the weakest that still scores about 90% against random.
-fn eligible(ratings: &[(String, f64)], tiers: usize) -> Result<Vec<usize>, TiersError> {
+/// above the weakest that still scores about the floor's score against
+/// random (Elo `floor`).
+fn eligible(
+    ratings: &[(String, f64)],
+    tiers: usize,
+    floor: f64,
+) -> Result<Vec<usize>, TiersError> {
     let mut order: Vec<usize> = (0..ratings.len())
         .filter(|&i| ratings[i].0 != "random")
         .collect();
@@ -494,12 +516,12 @@ fn eligible(ratings: &[(String, f64)], tiers: usize) -> Result<Vec<usize>, Tiers
     }
     let first = order
         .iter()
-        .position(|&i| ratings[i].1 >= NINETY_PERCENT)
+        .position(|&i| ratings[i].1 >= floor)
         .unwrap_or(0);
     let pool = order.split_off(first);
     if pool.len() < tiers {
         return Err(TiersError::Candidates(format!(
-            "only {} candidates at or above the beginner's strength; {tiers} tiers need {tiers} (add checkpoints, sims or temps)",
+            "only {} candidates at or above the beginner's floor against random; {tiers} tiers need {tiers} (add checkpoints, sims or temps, or lower --beginner-floor)",
             pool.len()
         )));
     }
@@ -738,16 +760,29 @@ mod tests {
         let r = ratings(&[
             0.0, 100.0, 400.0, 450.0, 600.0, 640.0, 800.0, 1000.0, 1200.0,
         ]);
-        let pool = eligible(&r, 5).unwrap();
+        let pool = eligible(&r, 5, elo_of_score(0.9)).unwrap();
         // Beginner: the weakest at or above 382; master: the strongest;
         // targets 600, 800, 1000 in between.
         let elos: Vec<f64> = choose(&r, &pool, 5).iter().map(|&p| r[pool[p]].1).collect();
         assert_eq!(elos, [400.0, 600.0, 800.0, 1000.0, 1200.0]);
-        assert!(eligible(&r[..5], 5).is_err());
+        assert!(eligible(&r[..5], 5, elo_of_score(0.9)).is_err());
         // Three tiers: the ends and the one nearest 800.
         let elos: Vec<f64> = choose(&r, &pool, 3).iter().map(|&p| r[pool[p]].1).collect();
         assert_eq!(elos, [400.0, 800.0, 1200.0]);
-        assert!(eligible(&r[..5], 2).is_ok());
+        assert!(eligible(&r[..5], 2, elo_of_score(0.9)).is_ok());
+    }
+
+    #[test]
+    fn a_lower_beginner_floor_lets_weaker_candidates_in() {
+        // A game where chance decides many games: nothing reaches 90% against random.
+        let r = ratings(&[0.0, 80.0, 160.0, 250.0, 390.0]);
+        assert!((elo_of_score(0.9) - 381.7).abs() < 0.1);
+        assert!(eligible(&r, 3, elo_of_score(0.9)).is_err());
+        let pool = eligible(&r, 3, elo_of_score(0.6)).unwrap();
+        let elos: Vec<f64> = pool.iter().map(|&i| r[i].1).collect();
+        // 60% against random is +70 Elo: the 80 and everything above.
+        assert_eq!(elos, [80.0, 160.0, 250.0, 390.0]);
+        assert_eq!(elo_of_score(0.0), f64::NEG_INFINITY);
     }
 
     /// 60%-85%, 40-game screens, 200-game matches, six tries.
