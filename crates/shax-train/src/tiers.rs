@@ -500,11 +500,7 @@ fn elo_of_score(s: f64) -> f64 {
 /// The candidates eligible for a tier, weakest first: every one rated at or
 /// above the weakest that still scores about the floor's score against
 /// random (Elo `floor`).
-fn eligible(
-    ratings: &[(String, f64)],
-    tiers: usize,
-    floor: f64,
-) -> Result<Vec<usize>, TiersError> {
+fn eligible(ratings: &[(String, f64)], tiers: usize, floor: f64) -> Result<Vec<usize>, TiersError> {
     let mut order: Vec<usize> = (0..ratings.len())
         .filter(|&i| ratings[i].0 != "random")
         .collect();
