@@ -3,7 +3,7 @@
 //! `crates/shax-search/src/eval/weights.rs`) and writes a weights file that
 //! `alphabeta:eval=<file>` plays with.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::bail;
 use shax_search::eval::{LINEAR_TERMS, Weights, weights_file_text, weights_for};
@@ -33,14 +33,14 @@ pub struct Args {
 }
 
 /// The shard files `p` names: a run directory's, a folder's, or the file.
-fn shard_files(p: &PathBuf) -> Vec<PathBuf> {
+fn shard_files(p: &Path) -> Vec<PathBuf> {
     let run = RunPaths::new(p);
     if run.is_run() {
         list_shards(&run.shards())
     } else if p.is_dir() {
         list_shards(p)
     } else {
-        vec![p.clone()]
+        vec![p.to_path_buf()]
     }
 }
 
