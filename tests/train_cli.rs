@@ -1,8 +1,8 @@
 //! End-to-end tests of `shax train` (configs/smoke.toml), `shax inspect`,
 //! `shax replay` and `shax selfplay`:
 //! - `smoke_config_runs_the_whole_loop`: the files, the checkpoints, every
-//!   promised TensorBoard tag, an event file that parses, one evaluation, and
-//!   `shax compare` of the run;
+//!   promised TensorBoard tag, an event file that parses, one evaluation,
+//!   `shax compare` of the run and `shax tune-eval`'s errors on it;
 //! - `bad_config_fails_before_any_work_naming_key_and_file`;
 //! - `selfplay_workers_follow_a_trainer_only_run`;
 //! - `a_selfplay_worker_waits_for_its_run_then_gives_up_with_exit_2`.
@@ -125,6 +125,14 @@ fn smoke_config_runs_the_whole_loop() {
     let (code, out, err) = shax(&["replay", &shard, "--game", "0"]);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("game 0:") && out.contains("winner"), "{out}");
+    // tune-eval: one shard (at most `games_in_flight` = 8 games) is too few to hold
+    // a tenth out, and it says so; a path that does not exist is named.
+    let (code, _, err) = shax(&["tune-eval", &shard]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("at least 10"), "{err}");
+    let (code, _, err) = shax(&["tune-eval", &missing]);
+    assert_eq!(code, 2);
+    assert!(err.contains(&missing), "{err}");
     // A second `train` into the same directory without --resume is refused, naming it.
     let (code, _, err) = shax(&["train", "--config", SMOKE, "--run-dir", &r]);
     assert_eq!(code, 2);

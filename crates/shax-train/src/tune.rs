@@ -13,7 +13,7 @@ use std::path::PathBuf;
 use shax_core::{Position, Preset, Task};
 use shax_search::eval::{LINEAR_TERMS, Weights, term_counts};
 
-use crate::shard::{ShardError, read_shard};
+use crate::shard::{GameData, Shard, ShardError, read_shard};
 
 const TERMS: usize = LINEAR_TERMS.len();
 
@@ -67,9 +67,15 @@ pub enum TuneError {
         /// This shard's.
         b: Preset,
     },
-    /// Nothing to fit.
-    #[error("no positions to fit (no shards, or every network older than the step asked for)")]
-    Empty,
+    /// Too few games to fit and hold some out.
+    #[error(
+        "{games} games to fit: at least 10 are needed, every tenth is held out (no shards, or \
+         only networks older than the step asked for, give none)"
+    )]
+    TooFew {
+        /// Games read.
+        games: usize,
+    },
 }
 
 impl TuneData {
@@ -99,29 +105,35 @@ impl TuneData {
                 }
                 _ => data.preset = Some(preset),
             }
-            for (i, game) in shard.games.iter().enumerate() {
-                let held = (data.games + i) % 10 == 9;
-                for ex in shard.game_examples(game) {
-                    if matches!(ex.position.task(), Task::Remove | Task::Free) {
-                        continue;
-                    }
-                    let result = f64::from(ex.value + 1.0) / 2.0;
-                    let search = f64::from(ex.search_value.clamp(-1.0, 1.0) + 1.0) / 2.0;
-                    let t = (1.0 - search_weight) * result + search_weight * search;
-                    let s = TuneSample::new(&ex.position, t);
-                    if held {
-                        data.held_out.push(s);
-                    } else {
-                        data.train.push(s);
-                    }
-                }
+            for game in &shard.games {
+                data.push_game(&shard, game, search_weight);
             }
-            data.games += shard.games.len();
         }
         if data.train.is_empty() || data.held_out.is_empty() {
-            return Err(TuneError::Empty);
+            return Err(TuneError::TooFew { games: data.games });
         }
         Ok(data)
+    }
+
+    /// Adds the quiet positions of `game` (of `shard`), every tenth game to
+    /// the held-out part.
+    fn push_game(&mut self, shard: &Shard, game: &GameData, search_weight: f64) {
+        let held = self.games % 10 == 9;
+        self.games += 1;
+        for ex in shard.game_examples(game) {
+            if matches!(ex.position.task(), Task::Remove | Task::Free) {
+                continue;
+            }
+            let result = f64::from(ex.value + 1.0) / 2.0;
+            let search = f64::from(ex.search_value.clamp(-1.0, 1.0) + 1.0) / 2.0;
+            let t = (1.0 - search_weight) * result + search_weight * search;
+            let s = TuneSample::new(&ex.position, t);
+            if held {
+                self.held_out.push(s);
+            } else {
+                self.train.push(s);
+            }
+        }
     }
 }
 

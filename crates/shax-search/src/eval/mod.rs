@@ -8,14 +8,17 @@
 //! the threat of the player to act; Shax's first-jare race; and a fade
 //! towards a draw when a draw counter is about to end the game. Its weights,
 //! one set per preset, are in [`weights`]. `eval=basic` selects
-//! [`evaluate_basic`], the evaluation of commit 67c7f3f.
+//! [`evaluate_basic`], the evaluation of commit 67c7f3f; `eval=<file>.toml`
+//! the mill evaluation with a weights file's weights ([`WeightsFile`]). The
+//! evaluation is linear in its weights ([`term_counts`]), which is what
+//! `shax tune-eval` fits.
 
 mod basic;
 pub mod weights;
 
-use shax_core::board::Geometry;
 use std::sync::Arc;
 
+use shax_core::board::Geometry;
 use shax_core::{Bitboard, Color, FullBoard, PlacementLines, Position, Task};
 
 pub use basic::evaluate_basic;
