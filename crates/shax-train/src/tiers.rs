@@ -17,6 +17,7 @@ use shax_core::Rules;
 use shax_search::{PlayerSpec, SpecError};
 
 use crate::arena::{ArenaConfig, ArenaError, run_arena};
+use crate::elo::elo_from_score;
 use crate::ladder::{LadderConfig, LadderResult, run_ladder};
 use crate::paths::step_of_folder;
 
@@ -257,7 +258,11 @@ pub fn calibrate(
         .iter()
         .map(|r| (r.player.clone(), r.elo))
         .collect();
-    let pool = eligible(&ratings, cfg.tiers.len(), elo_of_score(cfg.beginner_floor))?;
+    let pool = eligible(
+        &ratings,
+        cfg.tiers.len(),
+        elo_from_score(cfg.beginner_floor),
+    )?;
     let bottom_end = beginner_bound(cfg, &ratings, &pool)?;
     let mut chosen = choose(&ratings, &pool, cfg.tiers.len());
     let mut referee = Referee {
@@ -485,16 +490,6 @@ fn spread<T: Clone>(items: &[T], k: usize) -> Vec<T> {
         .collect();
     idx.dedup();
     idx.into_iter().map(|i| items[i].clone()).collect()
-}
-
-/// The Elo of a player that scores `s` against the anchor (`random`);
-/// minus infinity for 0.
-fn elo_of_score(s: f64) -> f64 {
-    if s <= 0.0 {
-        f64::NEG_INFINITY
-    } else {
-        400.0 * (s / (1.0 - s)).log10()
-    }
 }
 
 /// The candidates eligible for a tier, weakest first: every one rated at or
@@ -756,29 +751,29 @@ mod tests {
         let r = ratings(&[
             0.0, 100.0, 400.0, 450.0, 600.0, 640.0, 800.0, 1000.0, 1200.0,
         ]);
-        let pool = eligible(&r, 5, elo_of_score(0.9)).unwrap();
+        let pool = eligible(&r, 5, elo_from_score(0.9)).unwrap();
         // Beginner: the weakest at or above 382; master: the strongest;
         // targets 600, 800, 1000 in between.
         let elos: Vec<f64> = choose(&r, &pool, 5).iter().map(|&p| r[pool[p]].1).collect();
         assert_eq!(elos, [400.0, 600.0, 800.0, 1000.0, 1200.0]);
-        assert!(eligible(&r[..5], 5, elo_of_score(0.9)).is_err());
+        assert!(eligible(&r[..5], 5, elo_from_score(0.9)).is_err());
         // Three tiers: the ends and the one nearest 800.
         let elos: Vec<f64> = choose(&r, &pool, 3).iter().map(|&p| r[pool[p]].1).collect();
         assert_eq!(elos, [400.0, 800.0, 1200.0]);
-        assert!(eligible(&r[..5], 2, elo_of_score(0.9)).is_ok());
+        assert!(eligible(&r[..5], 2, elo_from_score(0.9)).is_ok());
     }
 
     #[test]
     fn a_lower_beginner_floor_lets_weaker_candidates_in() {
         // A game where chance decides many games: nothing reaches 90% against random.
         let r = ratings(&[0.0, 80.0, 160.0, 250.0, 390.0]);
-        assert!((elo_of_score(0.9) - 381.7).abs() < 0.1);
-        assert!(eligible(&r, 3, elo_of_score(0.9)).is_err());
-        let pool = eligible(&r, 3, elo_of_score(0.6)).unwrap();
+        assert!((elo_from_score(0.9) - 381.7).abs() < 0.1);
+        assert!(eligible(&r, 3, elo_from_score(0.9)).is_err());
+        let pool = eligible(&r, 3, elo_from_score(0.6)).unwrap();
         let elos: Vec<f64> = pool.iter().map(|&i| r[i].1).collect();
         // 60% against random is +70 Elo: the 80 and everything above.
         assert_eq!(elos, [80.0, 160.0, 250.0, 390.0]);
-        assert_eq!(elo_of_score(0.0), f64::NEG_INFINITY);
+        assert_eq!(elo_from_score(0.0), f64::NEG_INFINITY);
     }
 
     /// 60%-85%, 40-game screens, 200-game matches, six tries.

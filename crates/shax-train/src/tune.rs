@@ -124,10 +124,9 @@ impl TuneData {
             if matches!(ex.position.task(), Task::Remove | Task::Free) {
                 continue;
             }
-            let result = f64::from(ex.value + 1.0) / 2.0;
-            let search = f64::from(ex.search_value.clamp(-1.0, 1.0) + 1.0) / 2.0;
-            let t = (1.0 - search_weight) * result + search_weight * search;
-            let s = TuneSample::new(&ex.position, t);
+            // The expected score of the trainer's value target: win + half a draw.
+            let [win, draw, _] = ex.wdl_target(search_weight as f32);
+            let s = TuneSample::new(&ex.position, f64::from(win + 0.5 * draw));
             if held {
                 self.held_out.push(s);
             } else {
@@ -165,17 +164,23 @@ fn loss(samples: &[TuneSample], w: &[f64; TERMS], k: f64) -> f64 {
     sum / samples.len().max(1) as f64
 }
 
-/// The `k` that fits `w` best (golden-section search on a log scale).
+/// The `k` that fits `w` best (golden-section search on a log scale: one
+/// pass over the samples per step, the other inner point carried over).
 fn fit_k(samples: &[TuneSample], w: &[f64; TERMS]) -> f64 {
     let f = |lk: f64| loss(samples, w, lk.exp());
     let (mut a, mut b) = ((1e-5f64).ln(), (1.0f64).ln());
     let g = (5f64.sqrt() - 1.0) / 2.0;
+    let (mut c, mut d) = (b - g * (b - a), a + g * (b - a));
+    let (mut fc, mut fd) = (f(c), f(d));
     for _ in 0..60 {
-        let (c, d) = (b - g * (b - a), a + g * (b - a));
-        if f(c) < f(d) {
-            b = d;
+        if fc < fd {
+            (b, d, fd) = (d, c, fc);
+            c = b - g * (b - a);
+            fc = f(c);
         } else {
-            a = c;
+            (a, c, fc) = (c, d, fd);
+            d = a + g * (b - a);
+            fd = f(d);
         }
     }
     ((a + b) / 2.0).exp()
@@ -205,8 +210,13 @@ pub fn fit_weights(data: &TuneData, start: &Weights, rounds: usize, steps: usize
     let (mut m, mut v) = ([0.0; TERMS], [0.0; TERMS]);
     let (lr, b1, b2) = (1.0, 0.9, 0.999);
     let mut t = 0;
-    for _ in 0..rounds {
-        let k = fit_k(&data.train, &w);
+    for round in 0..rounds {
+        // The first round starts from the start weights, whose `k` is `k0`.
+        let k = if round == 0 {
+            k0
+        } else {
+            fit_k(&data.train, &w)
+        };
         for _ in 0..steps {
             t += 1;
             let g = gradient(&data.train, &w, k);
@@ -235,6 +245,7 @@ pub fn fit_weights(data: &TuneData, start: &Weights, rounds: usize, steps: usize
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rand::{Rng, SeedableRng, rngs::SmallRng};
     use shax_core::Rules;
     use shax_search::eval::weights_for;
 
@@ -249,7 +260,7 @@ mod tests {
         truth.two_place = 40;
         let tw = truth.linear().map(f64::from);
         let mut data = TuneData::default();
-        let mut rng_state = 7u64;
+        let mut rng = SmallRng::seed_from_u64(7);
         for game in 0..60 {
             let mut p = Position::new(rules);
             for _ in 0..40 {
@@ -266,10 +277,7 @@ mod tests {
                         data.train.push(s);
                     }
                 }
-                rng_state = rng_state
-                    .wrapping_mul(6364136223846793005)
-                    .wrapping_add(1442695040888963407);
-                p.play_unchecked(acts[(rng_state >> 33) as usize % acts.len()]);
+                p.play_unchecked(acts[rng.random_range(0..acts.len())]);
             }
         }
         let r = fit_weights(&data, &start, 3, 300);
