@@ -30,10 +30,6 @@ const MS: Param<u64> = Param::new("ms", 1, 3_600_000);
 const NODES: Param<u64> = Param::new("nodes", 1, u64::MAX);
 const TT: Param<u64> = Param::new("tt", 1, 4096);
 const LMR: Param<u64> = Param::new("lmr", 0, 1);
-const QS: Param<u32> = Param::new("qs", 0, 8);
-const ASP: Param<u64> = Param::new("asp", 0, 1);
-/// The half-width of the aspiration window, in centi-pieces.
-const ASPIRATION: i32 = 40;
 const INF: i32 = WIN + 1;
 
 const EXACT: u8 = 1;
@@ -91,11 +87,6 @@ pub struct AlphaBeta {
     /// Late-move reductions (`lmr=1` on, `lmr=0` off); the preset's
     /// setting ([`crate::eval::Weights::lmr`]) when not given.
     lmr: Option<bool>,
-    /// How many line closures in a row the quiescence search follows
-    /// (`qs=0` none); the preset's setting with the mill evaluation, none
-    /// with `eval=basic` (the search of commit 67c7f3f), when not given.
-    qs: Option<u32>,
-    aspiration: Option<bool>,
     tt: Vec<TtEntry>,
     history: Box<[[i32; POLICY_SIZE]; 2]>,
     info: Option<SearchInfo>,
@@ -119,15 +110,13 @@ impl AlphaBeta {
             seed: None,
             eval: EvalKind::default(),
             lmr: None,
-            qs: None,
-            aspiration: None,
             tt: Vec::new(),
             history: Box::new([[0; POLICY_SIZE]; 2]),
             info: None,
         }
     }
 
-    /// From an `alphabeta[:depth=D][,ms=T][,nodes=N][,tt=MiB][,seed=S][,eval=mill|basic|<file>.toml][,lmr=0|1][,qs=0|1]` spec.
+    /// From an `alphabeta[:depth=D][,ms=T][,nodes=N][,tt=MiB][,seed=S][,eval=mill|basic|<file>.toml][,lmr=0|1]` spec.
     ///
     /// # Errors
     ///
@@ -135,7 +124,7 @@ impl AlphaBeta {
     pub fn from_spec(spec: &PlayerSpec) -> Result<AlphaBeta, SpecError> {
         spec.check_no_args()?;
         spec.check_params(&[
-            DEPTH.key, MS.key, NODES.key, TT.key, SEED.key, "eval", LMR.key, QS.key, ASP.key,
+            DEPTH.key, MS.key, NODES.key, TT.key, SEED.key, "eval", LMR.key,
         ])?;
         let mut p = AlphaBeta::new(spec.get(DEPTH)?, spec.get(MS)?);
         p.nodes = spec.get(NODES)?;
@@ -143,23 +132,20 @@ impl AlphaBeta {
         p.seed = spec.get(SEED)?;
         p.eval = eval_param(spec)?;
         p.lmr = spec.get(LMR)?.map(|v| v == 1);
-        p.qs = spec.get(QS)?;
-        p.aspiration = spec.get(ASP)?.map(|v| v == 1);
         Ok(p)
     }
 
     /// The registry's help line: the parameters and their ranges.
     pub(crate) fn help() -> String {
         format!(
-            "iterative deepening PVS {} {} {} {} {} [eval={}] {} {}; default depth=4",
+            "iterative deepening PVS {} {} {} {} {} [eval={}] {}; default depth=4",
             DEPTH.help(),
             MS.help(),
             NODES.help(),
             TT.help(),
             SEED.help(),
             EvalKind::NAMES,
-            LMR.help(),
-            QS.help()
+            LMR.help()
         )
     }
 
@@ -205,9 +191,6 @@ impl Player for AlphaBeta {
         }
         if let Some(l) = self.lmr {
             items.push(format!("lmr={}", u8::from(l)));
-        }
-        if let Some(q) = self.qs {
-            items.push(format!("qs={q}"));
         }
         if items.is_empty() {
             "alphabeta".to_string()
@@ -257,12 +240,6 @@ impl Player for AlphaBeta {
             lmr: self
                 .lmr
                 .unwrap_or_else(|| crate::eval::weights_for(pos.rules()).lmr),
-            qs: self.qs.unwrap_or(if self.eval == EvalKind::Basic {
-                0
-            } else {
-                crate::eval::weights_for(pos.rules()).qs
-            }),
-            aspiration: self.aspiration.unwrap_or(false),
             mask,
             hist: PathHistory::new(history),
             history: &mut self.history,
@@ -278,7 +255,8 @@ impl Player for AlphaBeta {
         let mut best = (s.root[0], 0, 0u32);
         for d in 1..=max_depth {
             s.may_stop = d > 1;
-            let score = s.iterate(pos, d as i32, (d > 2).then_some(best.1));
+            s.root_best = None;
+            let score = s.negamax(pos, d as i32, -INF, INF, 0);
             if s.stopped {
                 // An action that beat the last iteration's best before time
                 // ran out replaces it.
@@ -324,9 +302,6 @@ struct Search<'a, 'h> {
     tt: &'a mut [TtEntry],
     eval: EvalKind,
     lmr: bool,
-    /// Closures the quiescence search follows; 0: none.
-    qs: u32,
-    aspiration: bool,
     mask: usize,
     hist: PathHistory<'h>,
     history: &'a mut [[i32; POLICY_SIZE]; 2],
@@ -364,24 +339,6 @@ fn from_tt(score: i32, ply: usize) -> i32 {
 }
 
 impl Search<'_, '_> {
-    /// One iteration of depth `depth` from the root: with aspiration, first
-    /// in a window around the last iteration's score `prev`, again with the
-    /// whole window when the score falls outside it.
-    fn iterate(&mut self, pos: &Position, depth: i32, prev: Option<i32>) -> i32 {
-        if self.aspiration
-            && let Some(p) = prev.filter(|p| p.abs() < WIN_BOUND)
-        {
-            self.root_best = None;
-            let (lo, hi) = (p - ASPIRATION, p + ASPIRATION);
-            let score = self.negamax(pos, depth, lo, hi, 0);
-            if self.stopped || (lo < score && score < hi) {
-                return score;
-            }
-        }
-        self.root_best = None;
-        self.negamax(pos, depth, -INF, INF, 0)
-    }
-
     fn check_stop(&mut self) {
         if !self.may_stop {
             return;
@@ -454,15 +411,8 @@ impl Search<'_, '_> {
         beta: i32,
         ply: usize,
     ) -> i32 {
-        if let Some(v) = self.leaf(pos, ply) {
+        if let Some(v) = self.leaf(pos, depth, ply) {
             return v;
-        }
-        if depth <= 0 && pos.task() != Task::Remove {
-            return if self.qs > 0 {
-                self.quiesce(pos, alpha, beta, ply, self.qs)
-            } else {
-                self.eval.evaluate(pos)
-            };
         }
         let key = pos.full_key();
         let (cut, tt_move) = self.probe(key, depth, alpha, beta, ply);
@@ -512,9 +462,10 @@ impl Search<'_, '_> {
     }
 
     /// Counts the node and ends it early: 0 once stopped, the result of a
-    /// finished game, the evaluation at the deepest ply.
+    /// finished game, the evaluation at the horizon (a removal owed is
+    /// searched past it).
     #[inline]
-    fn leaf(&mut self, pos: &Position, ply: usize) -> Option<i32> {
+    fn leaf(&mut self, pos: &Position, depth: i32, ply: usize) -> Option<i32> {
         self.nodes += 1;
         if self.nodes & 1023 == 0 {
             self.check_stop();
@@ -531,68 +482,10 @@ impl Search<'_, '_> {
                 Some(_) => -(WIN - ply as i32),
             });
         }
-        if ply >= MAX_PLY - 1 {
+        if (depth <= 0 && pos.task() != Task::Remove) || ply >= MAX_PLY - 1 {
             return Some(self.eval.evaluate(pos));
         }
         None
-    }
-
-    /// The value of `pos` past the horizon: the player to act may stand on
-    /// the evaluation or close a line, and the removals a closure earns are
-    /// all searched; up to `closures` closures in a row are followed. A
-    /// freeing move, or a line that captures nothing (Shax's placement),
-    /// ends it.
-    fn quiesce(
-        &mut self,
-        pos: &Position,
-        mut alpha: i32,
-        beta: i32,
-        ply: usize,
-        closures: u32,
-    ) -> i32 {
-        let removing = pos.task() == Task::Remove;
-        let mut best = -INF;
-        if !removing {
-            best = self.eval.evaluate(pos);
-            if best >= beta || closures == 0 || pos.task() == Task::Free || ply >= MAX_PLY - 4 {
-                return best;
-            }
-            alpha = alpha.max(best);
-        }
-        let mut list = ActionList::new();
-        pos.legal_actions_into(&mut list);
-        for &a in list.iter() {
-            let mut child = *pos;
-            child.play_unchecked(a);
-            let same = child.to_act() == pos.to_act();
-            if !removing && !(same && child.task() == Task::Remove) {
-                continue;
-            }
-            let m = self.hist.push(a, &child);
-            let left = closures - u32::from(!removing);
-            let score = match self.leaf(&child, ply + 1) {
-                Some(v) if same => v,
-                Some(v) => -v,
-                None if same => self.quiesce(&child, alpha, beta, ply + 1, left),
-                None => -self.quiesce(&child, -beta, -alpha, ply + 1, left),
-            };
-            self.hist.pop(m);
-            if self.stopped {
-                return 0;
-            }
-            if score > best {
-                best = score;
-                alpha = alpha.max(score);
-                if alpha >= beta {
-                    break;
-                }
-            }
-        }
-        if best == -INF {
-            self.eval.evaluate(pos)
-        } else {
-            best
-        }
     }
 
     /// The transposition table's entry for `key`: a score that ends the node

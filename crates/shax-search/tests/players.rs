@@ -150,23 +150,6 @@ fn alphabeta_sees_an_unstoppable_threat() {
 }
 
 #[test]
-fn quiescence_sees_a_closure_past_the_horizon() {
-    // The position above, one turn deep: whatever Black does, White's d6-d7
-    // lies past the horizon. The quiescence search follows the closure and
-    // its removal to the loss; without it the search stops at the evaluation.
-    let fen = "W.W/BW./.../B....W/.../.../B.. b - 0,0 w -,- 0 0 30";
-    let pos = Position::from_fen(Rules::default(), fen).unwrap();
-    let score = |spec: &str| {
-        let mut p = build_player(spec).unwrap();
-        p.choose(&pos, &KeyHistory::new(&pos), &Limits::NONE, 0)
-            .unwrap();
-        p.info().unwrap().score
-    };
-    assert!(score("alphabeta:depth=1,qs=1") <= -shax_search::WIN_BOUND);
-    assert!(score("alphabeta:depth=1,qs=0") > -shax_search::WIN_BOUND);
-}
-
-#[test]
 fn alphabeta_handles_shax_opening_removals() {
     // A full Shax board with a jare: J removes, then the other side, then J moves.
     let rules = Rules::default();

@@ -63,10 +63,6 @@ pub struct Weights {
     /// by default: measured to pay off in Nine Men's Morris, to lose
     /// strength in Shax.
     pub lmr: bool,
-    /// How many line closures in a row `alphabeta`'s quiescence search
-    /// follows past the horizon by default; 0 none (measured to lose
-    /// strength in Shax).
-    pub qs: u32,
 }
 
 /// Where a blocked side loses (every preset but Shax).
@@ -94,7 +90,6 @@ const BLOCK_LOSES: Weights = Weights {
     jare_fork: 0,
     counter_fade: 10,
     lmr: true,
-    qs: 6,
 };
 
 /// Shax: a blocked side is freed by the opponent, the board fills while
@@ -109,7 +104,6 @@ const SHAX: Weights = Weights {
     junction: 5,
     two_ready: 35,
     lmr: false,
-    qs: 0,
     jare_now: 45,
     jare: 40,
     jare_fork: 25,
