@@ -150,6 +150,37 @@ fn alphabeta_sees_an_unstoppable_threat() {
 }
 
 #[test]
+fn a_budget_that_ends_an_iteration_plays_what_it_found() {
+    // Where a depth-5 search prefers another action than depth 4, a node
+    // budget that runs out during the fifth iteration plays the new action
+    // once the search has found it better, not only when the iteration ends.
+    let choose = |pos: &Position, hist: &KeyHistory, spec: &str| {
+        let mut p = build_player(spec).unwrap();
+        let a = p.choose(pos, hist, &Limits::NONE, 0).unwrap();
+        (a, p.info().unwrap().nodes)
+    };
+    let mut found = 0;
+    for (pos, hist) in random_positions(Rules::default(), 60, 400) {
+        let (a4, n4) = choose(&pos, &hist, "alphabeta:depth=4");
+        let (a5, n5) = choose(&pos, &hist, "alphabeta:depth=5");
+        if a4 == a5 || n5 < n4 + 8 * 1024 {
+            continue;
+        }
+        let budgets = (1..8).map(|j| n4 + (n5 - n4) * j / 8);
+        if budgets
+            .map(|k| choose(&pos, &hist, &format!("alphabeta:nodes={k}")).0)
+            .any(|a| a == a5)
+        {
+            found += 1;
+        }
+    }
+    assert!(
+        found > 0,
+        "no budget ending inside the fifth iteration played its action"
+    );
+}
+
+#[test]
 fn alphabeta_handles_shax_opening_removals() {
     // A full Shax board with a jare: J removes, then the other side, then J moves.
     let rules = Rules::default();
