@@ -125,6 +125,17 @@ fn smoke_config_runs_the_whole_loop() {
     let (code, out, err) = shax(&["replay", &shard, "--game", "0"]);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("game 0:") && out.contains("winner"), "{out}");
+    // A reader that stops early (`shax replay ... | head`) ends it quietly.
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_shax"))
+        .args(["replay", &shard])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let done = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&done.stderr);
+    assert!(done.status.success() && err.is_empty(), "{err}");
     // tune-eval: one shard (at most `games_in_flight` = 8 games) is too few to hold
     // a tenth out, and it says so; a path that does not exist is named.
     let (code, _, err) = shax(&["tune-eval", &shard]);

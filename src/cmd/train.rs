@@ -1,7 +1,7 @@
 //! `shax train`, `shax selfplay`, `shax inspect`, `shax replay`: the
 //! self-play trainer of `shax-train` on the command line.
 
-use std::io::IsTerminal as _;
+use std::io::{IsTerminal as _, Write as _};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
@@ -286,14 +286,16 @@ fn print_run(p: &Path, info: &RunInfo) -> anyhow::Result<()> {
 
 pub fn replay_cmd(a: ReplayArgs) -> anyhow::Result<()> {
     let shard = read_shard(&a.shard)?;
-    println!(
+    let mut out = std::io::stdout().lock();
+    writeln!(
+        out,
         "shard {}: {} ({} games, network of step {}, {} positions trained)",
         a.shard.display(),
         shard.rules.name(),
         shard.games.len(),
         shard.net_step,
         shard.positions()
-    );
+    )?;
     for (i, g) in shard.games.iter().enumerate() {
         if a.game.is_some_and(|k| k != i) {
             continue;
@@ -311,14 +313,15 @@ pub fn replay_cmd(a: ReplayArgs) -> anyhow::Result<()> {
             };
             text.push(format!("{}{action}{star}", &mover[..1]));
         }
-        println!(
+        writeln!(
+            out,
             "game {i}: {} actions, {} ({} positions trained; * = full search)",
             g.actions.len(),
             g.outcome,
             g.samples.len()
-        );
+        )?;
         for chunk in text.chunks(12) {
-            println!("  {}", chunk.join(" "));
+            writeln!(out, "  {}", chunk.join(" "))?;
         }
     }
     if let Some(k) = a.game
