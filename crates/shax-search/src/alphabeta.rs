@@ -5,6 +5,10 @@
 //! static evaluation: the mill evaluation of [`crate::eval`] by default,
 //! `eval=basic` for the evaluation of commit 67c7f3f.
 //!
+//! When a time or node budget ends an iteration, the last finished
+//! iteration's best action is played, or one that beat it in the unfinished
+//! iteration.
+//!
 //! Depth counts turns: a place or move costs one, the removals it earns cost
 //! nothing (they are searched as their own plies but extend the turn), and a
 //! freeing move costs one like any move. The player to act is read at every
