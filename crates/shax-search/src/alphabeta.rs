@@ -262,8 +262,8 @@ impl Player for AlphaBeta {
             s.root_best = None;
             let score = s.negamax(pos, d as i32, -INF, INF, 0);
             if s.stopped {
-                // An action that beat the last iteration's best before time
-                // ran out replaces it.
+                // An action that beat the last iteration's best before the
+                // budget ran out replaces it.
                 if let Some(a) = s.root_best {
                     best.0 = a;
                 }
