@@ -256,37 +256,10 @@ impl Player for AlphaBeta {
             root,
             root_best: None,
         };
-        let mut best = (s.root[0], 0, 0u32);
-        for d in 1..=max_depth {
-            s.may_stop = d > 1;
-            s.root_best = None;
-            let score = s.negamax(pos, d as i32, -INF, INF, 0);
-            if s.stopped {
-                // An action that beat the last iteration's best before the
-                // budget ran out replaces it.
-                if let Some(a) = s.root_best {
-                    best.0 = a;
-                }
-                break;
-            }
-            if let Some(a) = s.root_best {
-                best = (a, score, d);
-                // Search the best action first next time.
-                if let Some(i) = s.root.iter().position(|&x| x == a) {
-                    s.root[..=i].rotate_right(1);
-                }
-            }
-            if score.abs() >= WIN_BOUND {
-                break;
-            }
-        }
-        self.info = Some(SearchInfo {
-            depth: best.2,
-            nodes: s.nodes,
-            score: best.1,
-            pv: vec![best.0],
-        });
-        Some(best.0)
+        let info = s.deepen(pos, max_depth);
+        let action = info.pv[0];
+        self.info = Some(info);
+        Some(action)
     }
 
     fn info(&self) -> Option<SearchInfo> {
@@ -343,6 +316,42 @@ fn from_tt(score: i32, ply: usize) -> i32 {
 }
 
 impl Search<'_, '_> {
+    /// Iterative deepening from the root to `max_depth` or until the budget
+    /// ends: the action to play, with the depth and score of the last
+    /// finished iteration.
+    fn deepen(&mut self, pos: &Position, max_depth: u32) -> SearchInfo {
+        let mut best = (self.root[0], 0, 0u32);
+        for d in 1..=max_depth {
+            self.may_stop = d > 1;
+            self.root_best = None;
+            let score = self.negamax(pos, d as i32, -INF, INF, 0);
+            if self.stopped {
+                // An action that beat the last iteration's best before the
+                // budget ran out replaces it.
+                if let Some(a) = self.root_best {
+                    best.0 = a;
+                }
+                break;
+            }
+            if let Some(a) = self.root_best {
+                best = (a, score, d);
+                // Search the best action first next time.
+                if let Some(i) = self.root.iter().position(|&x| x == a) {
+                    self.root[..=i].rotate_right(1);
+                }
+            }
+            if score.abs() >= WIN_BOUND {
+                break;
+            }
+        }
+        SearchInfo {
+            depth: best.2,
+            nodes: self.nodes,
+            score: best.1,
+            pv: vec![best.0],
+        }
+    }
+
     fn check_stop(&mut self) {
         if !self.may_stop {
             return;
