@@ -52,7 +52,7 @@ fn every_shipped_tier_loads_and_plays_legal_games() {
         }
         shipped.push(rules.name());
     }
-    for ships in ["shax", "shax-flying"] {
+    for ships in ["shax", "shax-flying", "nine-mens-morris"] {
         assert!(
             shipped.contains(&ships.to_string()),
             "{ships} ships tiers: {shipped:?}"
@@ -70,7 +70,7 @@ fn rules_without_tiers_name_the_rule_sets_that_have_them() {
             assert!(matches!(e, BotError::NoTiers { .. }), "{msg}");
             assert!(msg.contains(&rules.name()), "{msg}");
             assert!(
-                msg.contains("rule sets with tiers: shax, shax-flying"),
+                msg.contains("rule sets with tiers: shax, shax-flying, nine-mens-morris"),
                 "{msg}"
             );
         }

@@ -92,7 +92,8 @@ async fn rules_list_presets_geometry_and_tiers() {
     assert_eq!(shax["board"]["diagonals"], json!([]));
     assert_eq!(shax["board"]["adjacency"]["d7"], json!(["a7", "g7", "d6"]));
     assert_eq!(sets[2]["options"]["pieces"], 9);
-    assert_eq!(sets[2]["tiers"], json!([]));
+    assert_eq!(sets[2]["tiers"], shax["tiers"]);
+    assert_eq!(sets[3]["tiers"], json!([]));
     let mora = &sets[3]["board"];
     assert_eq!(mora["lines"].as_array().unwrap().len(), 20);
     assert_eq!(mora["diagonals"].as_array().unwrap().len(), 4);

@@ -1,8 +1,9 @@
 // The page of `shax serve` in a real browser: Debian's Chromium, headless,
 // driven by playwright-core. Starts the release binary on a free port, plays
 // a whole game by clicks against tier:beginner (checking the board against
-// the API and the status text as it goes), undoes a turn, and takes
-// screenshots at 1280x800 and 390x844.
+// the API and the status text as it goes), undoes a turn, plays a whole game
+// of every other rule set with tiers, and takes screenshots at 1280x800 and
+// 390x844.
 //
 //   SHAX_BIN     the binary (default: target/release/shax of this checkout)
 //   CHROMIUM     the browser (default: /usr/bin/chromium)
@@ -101,6 +102,30 @@ async function humanAction(page, pick) {
   await page.waitForFunction((k) => document.querySelectorAll("#record li").length > k, n);
 }
 
+// Plays the human side by random clicks to the end of the game, checking the
+// board against the API every ten actions and at the end, then downloads the
+// record; `shot(n)` says whether to take the desktop screenshot after action n.
+async function playToTheEnd(page, rules, pick, shot) {
+  let actions = 0;
+  while ((await waitTurn(page)) === "human") {
+    await humanAction(page, pick);
+    actions += 1;
+    // Check at rest (the reply in, the human to act), not while the tier's reply lands.
+    if (actions % 10 === 1 && (await waitTurn(page)) === "human") await checkBoard(page, rules);
+    if (shot(actions)) await page.screenshot({ path: path.join(shots, "desktop-1280x800.png") });
+    assert.ok(actions < 1000, `${rules}: the game ends`);
+  }
+  const want = await checkBoard(page, rules);
+  assert.ok(want.status.over, `${rules}: the API agrees the game is over`);
+  const status = await page.textContent("#status");
+  assert.match(status, /^(White wins|Black wins|Draw): .+\.$/);
+  const download = page.waitForEvent("download");
+  await page.click("#download");
+  const file = await download;
+  assert.match(file.suggestedFilename(), new RegExp(`^shax-${rules}-\\d+\\.txt$`));
+  return { actions, status };
+}
+
 const TIERS = (process.env.TIERS || "beginner").split(",").map((t) => t.trim()).filter(Boolean);
 
 for (const [k, tier] of TIERS.entries()) test(`a whole game by clicks against tier:${tier}`, { timeout: 1_800_000 }, async () => {
@@ -120,26 +145,32 @@ for (const [k, tier] of TIERS.entries()) test(`a whole game by clicks against ti
   await page.click("#undo");
   await page.waitForFunction(() => document.querySelectorAll("#record li").length === 0);
   assert.equal(await waitTurn(page), "human");
-  let actions = 0;
-  let want;
-  while ((await waitTurn(page)) === "human") {
-    await humanAction(page, pick);
-    actions += 1;
-    // Check at rest (the reply in, the human to act), not while the tier's reply lands.
-    if (actions % 10 === 1 && (await waitTurn(page)) === "human") want = await checkBoard(page, "shax");
-    if (actions === 20 && k === 0) await page.screenshot({ path: path.join(shots, "desktop-1280x800.png") });
-    assert.ok(actions < 1000, "the game ends");
-  }
-  want = await checkBoard(page, "shax");
-  assert.ok(want.status.over, "the API agrees the game is over");
-  const status = await page.textContent("#status");
-  assert.match(status, /^(White wins|Black wins|Draw): .+\.$/);
+  const { actions, status } = await playToTheEnd(page, "shax", pick, (n) => n === 20 && k === 0);
   await page.screenshot({ path: path.join(shots, `desktop-end-${tier}-1280x800.png`) });
-  const download = page.waitForEvent("download");
-  await page.click("#download");
-  const file = await download;
-  assert.match(file.suggestedFilename(), /^shax-shax-\d+\.txt$/);
   console.log(`# tier:${tier}: game over after ${actions} human actions: ${status}`);
+  await page.close();
+});
+
+// Every other rule set the page offers (those with tiers), a whole game by
+// clicks against its beginner: the board, the status and the record follow
+// the API under each rule set's own geometry and rules.
+test("a whole game of every other rule set with tiers", { timeout: 1_800_000 }, async () => {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  page.on("pageerror", (e) => assert.fail(`page error: ${e.message}`));
+  await page.goto(base);
+  await page.waitForSelector("#rules option", { state: "attached" });
+  const offered = await page.$$eval("#rules option", (os) => os.map((o) => o.value));
+  assert.ok(offered.includes("nine-mens-morris"), `rule sets offered: ${offered}`);
+  for (const [k, rules] of offered.filter((r) => r !== "shax").entries()) {
+    await page.selectOption("#rules", rules);
+    await page.selectOption("#tier", "beginner");
+    await page.click("#new");
+    assert.equal(await waitTurn(page), "human");
+    assert.equal(await page.locator(".hit.target").count(), 24, `${rules}: every point free`);
+    const { actions, status } = await playToTheEnd(page, rules, rng(77 + k), () => false);
+    await page.screenshot({ path: path.join(shots, `desktop-end-${rules}-1280x800.png`) });
+    console.log(`# ${rules}: game over after ${actions} human actions: ${status}`);
+  }
   await page.close();
 });
 
