@@ -167,13 +167,16 @@ fn every_tier_loads_and_plays_legal_games() {
         "{}",
         text(&o.stderr)
     );
-    // Rules without shipped tiers say where they looked.
+    // Rules without shipped tiers (every preset has some; a preset with an
+    // option changed is other rules) say so and where they looked.
+    let custom = root.join("morabaraba-no-flying.toml");
+    std::fs::write(&custom, "preset = \"morabaraba\"\nflying = 0\n").unwrap();
     let o = shax(
         &root,
         &[
             "arena",
             "--rules",
-            "morabaraba",
+            custom.to_str().unwrap(),
             "--a",
             "tier:easy",
             "--b",
@@ -184,10 +187,11 @@ fn every_tier_loads_and_plays_legal_games() {
         "",
     );
     assert_eq!(o.status.code(), Some(2));
+    let err = text(&o.stderr);
     assert!(
-        text(&o.stderr).contains("morabaraba"),
-        "{}",
-        text(&o.stderr)
+        err.contains("no difficulty tiers for rules 'morabaraba+custom'")
+            && err.contains("looked for"),
+        "{err}"
     );
 }
 

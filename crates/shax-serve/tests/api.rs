@@ -48,6 +48,26 @@ async fn start() -> Server {
     start_with(c).await
 }
 
+/// A server whose checkpoints folder holds the shipped tiers of `presets`
+/// only (copied from `checkpoints/`), so the other rule sets have none.
+async fn start_with_tiers_of(presets: &[&str], name: &str) -> Server {
+    let dir = std::env::temp_dir().join(format!("shax-serve-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let shipped = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../checkpoints");
+    for preset in presets {
+        std::fs::create_dir_all(dir.join(preset)).unwrap();
+        for file in std::fs::read_dir(shipped.join(preset)).unwrap() {
+            let file = file.unwrap().path();
+            std::fs::copy(&file, dir.join(preset).join(file.file_name().unwrap())).unwrap();
+        }
+    }
+    let mut c = ServeConfig::new();
+    c.workers = 2;
+    c.log = false;
+    c.checkpoints = Some(dir);
+    start_with(c).await
+}
+
 async fn post(s: &Server, path: &str, body: Value) -> Answer {
     s.client.post_json(path, &body).await.unwrap()
 }
@@ -92,8 +112,10 @@ async fn rules_list_presets_geometry_and_tiers() {
     assert_eq!(shax["board"]["diagonals"], json!([]));
     assert_eq!(shax["board"]["adjacency"]["d7"], json!(["a7", "g7", "d6"]));
     assert_eq!(sets[2]["options"]["pieces"], 9);
+    for set in sets {
+        assert!(set["tiers"].as_array().unwrap().len() >= 3, "{set}");
+    }
     assert_eq!(sets[2]["tiers"], shax["tiers"]);
-    assert_eq!(sets[3]["tiers"], json!([]));
     let mora = &sets[3]["board"];
     assert_eq!(mora["lines"].as_array().unwrap().len(), 20);
     assert_eq!(mora["diagonals"].as_array().unwrap().len(), 4);
@@ -110,8 +132,8 @@ async fn rules_list_presets_geometry_and_tiers() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn tiers_of_shax_rise_and_other_rules_have_none() {
-    let s = start().await;
+async fn tiers_of_shax_rise_and_rules_without_tiers_say_so() {
+    let s = start_with_tiers_of(&["shax"], "tiers").await;
     let v = s.client.get("/v1/tiers?rules=shax").await.unwrap().json();
     let tiers = v["tiers"].as_array().unwrap();
     assert_eq!(tiers.len(), 5);
@@ -265,7 +287,7 @@ async fn move_answers_a_legal_action_for_tiers_and_classic_players() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn move_refuses_unknown_tiers_and_specs_over_the_caps() {
-    let s = start().await;
+    let s = start_with_tiers_of(&["shax"], "refuses").await;
     let cases: [(Value, &str); 14] = [
         (json!({}), "tier: missing"),
         (json!({"tier": "grandmaster"}), "unknown tier 'grandmaster'"),
