@@ -1,5 +1,5 @@
-//! The tiers shipped in `checkpoints/`: every manifest parses, and every tier
-//! of every rule set that ships tiers loads and plays a legal game to the end.
+//! The tiers shipped in `checkpoints/`: every preset has a manifest that
+//! parses, and every tier of it loads and plays a legal game to the end.
 
 use shax_bot::{Bot, BotError, find_manifest};
 use shax_core::{Color, Game, Preset, Rules};
@@ -28,14 +28,11 @@ fn play_a_game(rules: Rules, tier: &str, seed: u64) -> usize {
 
 #[test]
 fn every_shipped_tier_loads_and_plays_legal_games() {
-    let mut shipped = Vec::new();
+    // Every preset ships tiers.
     for preset in Preset::ALL {
         let rules = Rules::preset(preset);
-        let manifest = match find_manifest(&rules) {
-            Ok((_, m)) => m,
-            Err(BotError::NoTiers { .. }) => continue,
-            Err(e) => panic!("{}: {e}", rules.name()),
-        };
+        let (_, manifest) =
+            find_manifest(&rules).unwrap_or_else(|e| panic!("{}: {e}", rules.name()));
         assert_eq!(manifest.rules, rules.name());
         assert!(
             manifest.tiers.len() >= 3,
@@ -50,13 +47,6 @@ fn every_shipped_tier_loads_and_plays_legal_games() {
                 tier.name
             );
         }
-        shipped.push(rules.name());
-    }
-    for ships in ["shax", "shax-flying", "nine-mens-morris", "morabaraba"] {
-        assert!(
-            shipped.contains(&ships.to_string()),
-            "{ships} ships tiers: {shipped:?}"
-        );
     }
 }
 

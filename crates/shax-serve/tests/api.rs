@@ -41,11 +41,15 @@ async fn start_with(config: ServeConfig) -> Server {
     }
 }
 
-async fn start() -> Server {
+/// The tests' server settings: two workers, no request log.
+fn quiet_config() -> ServeConfig {
     let mut c = ServeConfig::new();
-    c.workers = 2;
-    c.log = false;
-    start_with(c).await
+    (c.workers, c.log) = (2, false);
+    c
+}
+
+async fn start() -> Server {
+    start_with(quiet_config()).await
 }
 
 /// A server whose checkpoints folder holds the shipped tiers of `presets`
@@ -61,9 +65,7 @@ async fn start_with_tiers_of(presets: &[&str], name: &str) -> Server {
             std::fs::copy(&file, dir.join(preset).join(file.file_name().unwrap())).unwrap();
         }
     }
-    let mut c = ServeConfig::new();
-    c.workers = 2;
-    c.log = false;
+    let mut c = quiet_config();
     c.checkpoints = Some(dir);
     start_with(c).await
 }
@@ -369,8 +371,8 @@ async fn errors_of_the_http_layer_are_json_too() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn busy_pool_answers_503_beyond_its_queue_then_recovers() {
-    let mut c = ServeConfig::new();
-    (c.workers, c.queue, c.log) = (2, 14, false);
+    let mut c = quiet_config();
+    c.queue = 14;
     c.move_timeout = Duration::from_secs(120);
     let s = start_with(c).await;
     let body = json!({"moves": ["d7"], "player": "mcts:sims=20000"});
