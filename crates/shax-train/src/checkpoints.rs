@@ -65,18 +65,23 @@ pub(crate) fn save_checkpoint_dir(
     save_checkpoint(&tmp.net(), trainer.network(), &meta)?;
     let optim = tmp.optim();
     write_atomic(&optim, &trainer.optimizer_bytes()?).map_err(io(&optim))?;
-    let st = tmp.state();
-    let json = serde_json::to_vec_pretty(state).map_err(|e| RunError::Io {
-        path: st.clone(),
-        message: e.to_string(),
-    })?;
-    write_atomic(&st, &json).map_err(io(&st))?;
+    write_state(&tmp, state)?;
     fs::copy(paths.config(), tmp.config()).map_err(io(&tmp_path))?;
     if fin.path().exists() {
         fs::remove_dir_all(fin.path()).map_err(io(fin.path()))?;
     }
     fs::rename(&tmp_path, fin.path()).map_err(io(fin.path()))?;
     Ok(fin.0)
+}
+
+/// Writes `state` as the `state.json` of checkpoint `dir`, atomically.
+pub(crate) fn write_state(dir: &CheckpointDir, state: &TrainState) -> Result<(), RunError> {
+    let st = dir.state();
+    let json = serde_json::to_vec_pretty(state).map_err(|e| RunError::Io {
+        path: st.clone(),
+        message: e.to_string(),
+    })?;
+    write_atomic(&st, &json).map_err(io(&st))
 }
 
 /// The training state of the checkpoint in `dir`.

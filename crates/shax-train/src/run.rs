@@ -24,6 +24,7 @@ use shax_search::mix_seed;
 use crate::arena::ArenaError;
 use crate::checkpoints::{
     STATE_VERSION, TrainState, prune_checkpoints, read_state, save_checkpoint_dir, worker_weights,
+    write_state,
 };
 use crate::config::{ConfigError, TrainConfig};
 use crate::evaluate::{elo_has_step, eval_due, evaluate, read_elo, write_tb_eval};
@@ -158,7 +159,7 @@ pub fn train(
 ) -> Result<TrainSummary, RunError> {
     let mut run = Run::open(opts, observer)?;
     run.evaluate_missed()?;
-    while run.wants_more(stop) {
+    while run.wants_more(stop)? {
         let Some(mut fresh) = run.gather(stop)? else {
             break;
         };
@@ -316,18 +317,32 @@ impl<'a> Run<'a> {
     }
 
     /// Whether to go on: steps left, not stopped, within `run.hours`.
-    fn wants_more(&mut self, stop: &AtomicBool) -> bool {
+    fn wants_more(&mut self, stop: &AtomicBool) -> Result<bool, RunError> {
         if self.trainer.step >= self.cfg.run.total_steps || stop.load(Ordering::Relaxed) {
-            return false;
+            return Ok(false);
         }
         let hours = self.cfg.run.hours;
         if hours > 0.0 && self.elapsed() >= hours * 3600.0 {
             self.log
                 .line(&format!("time limit of {hours} hours reached"));
             self.time_up = true;
-            return false;
+            self.record_time_spent()?;
+            return Ok(false);
         }
-        true
+        Ok(true)
+    }
+
+    /// Writes the run's time so far into the newest checkpoint, which holds
+    /// it for a resume: a run that stopped at its time limit stays stopped,
+    /// however long its last evaluation took after the checkpoint was written.
+    fn record_time_spent(&mut self) -> Result<(), RunError> {
+        let dir = self.paths.checkpoint(self.state.step);
+        if self.trainer.step != self.state.step || !dir.state().exists() {
+            return Ok(());
+        }
+        self.state.elapsed_secs = self.elapsed();
+        self.state.cpu_secs = self.cpu();
+        write_state(&dir, &self.state)
     }
 
     /// Wall-clock seconds of the run so far, over all resumes.

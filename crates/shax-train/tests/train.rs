@@ -181,7 +181,8 @@ fn a_corrupt_shard_is_skipped_with_a_warning_naming_it() {
 }
 
 /// A run stopped by `run.hours` between due evaluations still evaluates its
-/// last checkpoint, once: resuming the finished run adds no second line.
+/// last checkpoint, once; its newest checkpoint holds the whole time spent, so
+/// resuming the finished run trains nothing and adds no second line.
 #[test]
 fn the_time_limit_evaluates_the_last_checkpoint() {
     let dir = tmp("timeup");
@@ -202,6 +203,9 @@ fn the_time_limit_evaluates_the_last_checkpoint() {
         "{:?}",
         out.0
     );
+    let newest = dir.join(format!("checkpoints/step-{:09}/state.json", s.step));
+    let state: TrainState = serde_json::from_slice(&fs::read(newest).unwrap()).unwrap();
+    assert!(state.elapsed_secs >= 0.036, "{state:?}");
 
     let mut out = Lines(Vec::new());
     let again = train(&opts(&dir, true, None), &mut out, &AtomicBool::new(false)).unwrap();
