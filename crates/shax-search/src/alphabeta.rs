@@ -217,8 +217,7 @@ impl Player for AlphaBeta {
         if root.is_empty() {
             return None;
         }
-        let overridden = *limits != Limits::NONE;
-        let (depth, time, nodes) = if overridden {
+        let (depth, time, nodes) = if limits.overrides_budget() {
             (limits.depth, limits.movetime, limits.nodes)
         } else {
             (self.depth, self.ms.map(Duration::from_millis), self.nodes)
@@ -250,7 +249,7 @@ impl Player for AlphaBeta {
             killers: [[None; 2]; MAX_PLY],
             nodes: 0,
             node_limit: nodes.unwrap_or(u64::MAX),
-            deadline: time.map(|t| start + t),
+            deadline: limits.deadline(time.map(|t| start + t)),
             may_stop: false,
             stopped: false,
             root,

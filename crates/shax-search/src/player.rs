@@ -1,13 +1,14 @@
 //! The [`Player`] interface every agent implements, its budget ([`Limits`]),
 //! and the path history that searches keep on top of a game's [`KeyHistory`].
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use shax_core::{Action, Game, KeyHistory, Outcome, Position};
 
-/// A budget for one decision. Every field is optional; a field that is set
-/// overrides the player's own default (from its spec). A player ignores the
-/// fields that mean nothing to it (`random` ignores all of them).
+/// A budget for one decision. Every field is optional; a budget field that is
+/// set (`depth`, `nodes`, `movetime`) overrides the player's own default (from
+/// its spec). A player ignores the fields that mean nothing to it (`random`
+/// ignores all of them). `cutoff` overrides nothing: it ends any search.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Limits {
     /// Search depth in turns (alpha-beta); removals do not count.
@@ -16,6 +17,9 @@ pub struct Limits {
     pub nodes: Option<u64>,
     /// Wall-clock time for the decision.
     pub movetime: Option<Duration>,
+    /// A hard stop on top of whichever budget applies: the search returns its
+    /// best action so far at this instant (a server's time limit per request).
+    pub cutoff: Option<Instant>,
 }
 
 impl Limits {
@@ -24,7 +28,21 @@ impl Limits {
         depth: None,
         nodes: None,
         movetime: None,
+        cutoff: None,
     };
+
+    /// Whether a budget field is set, replacing the player's own budget.
+    pub fn overrides_budget(&self) -> bool {
+        self.depth.is_some() || self.nodes.is_some() || self.movetime.is_some()
+    }
+
+    /// The earlier of a search's own deadline and the cutoff.
+    pub fn deadline(&self, own: Option<Instant>) -> Option<Instant> {
+        match (own, self.cutoff) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
 }
 
 /// What a search learned about its last decision, for `info` lines.

@@ -954,7 +954,7 @@ impl crate::player::Player for NeuralPlayer {
         self.search.set_config(config);
         self.search.reseed(seed);
         self.search.set_root(*pos, history.clone());
-        let deadline = limits.movetime.map(|t| std::time::Instant::now() + t);
+        let deadline = limits.deadline(limits.movetime.map(|t| std::time::Instant::now() + t));
         let mut buf = EvalBuffers::default();
         while step_batched(
             std::slice::from_mut(&mut self.search),

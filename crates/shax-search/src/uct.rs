@@ -471,7 +471,7 @@ impl Player for Uct {
         limits: &Limits,
         seed: u64,
     ) -> Option<Action> {
-        let (sims, time) = if limits.nodes.is_some() || limits.movetime.is_some() {
+        let (sims, time) = if limits.overrides_budget() {
             (limits.nodes, limits.movetime)
         } else {
             (self.sims, self.ms.map(Duration::from_millis))
@@ -481,7 +481,7 @@ impl Player for Uct {
             (None, Some(_)) => u64::MAX,
             (None, None) => DEFAULT_SIMS,
         };
-        let deadline = time.map(|t| Instant::now() + t);
+        let deadline = limits.deadline(time.map(|t| Instant::now() + t));
         let seed = mix_seed(seed, self.seed.unwrap_or(0));
         self.search(pos, history, sims, deadline, seed)
             .map(|(a, _)| a)

@@ -224,6 +224,35 @@ fn limits_override_the_spec_budget() {
     assert_eq!(m.info().unwrap().nodes, 7);
 }
 
+/// A cutoff that has passed ends any search at once, with a legal action,
+/// without replacing the spec's budget where it is not reached.
+#[test]
+fn a_cutoff_ends_the_search_whatever_the_budget() {
+    let pos = Position::new(Rules::default());
+    let hist = KeyHistory::new(&pos);
+    let cutoff = Limits {
+        cutoff: Some(std::time::Instant::now()),
+        ..Limits::NONE
+    };
+    let mut p = build_player("alphabeta:depth=60").unwrap();
+    let a = p.choose(&pos, &hist, &cutoff, 0).unwrap();
+    assert!(pos.legal_actions().contains(&a));
+    // The first depth always finishes; the clock is read every 1,024 nodes.
+    assert!(p.info().unwrap().nodes <= 2048, "{:?}", p.info());
+    let mut m = build_player("mcts:sims=100000000").unwrap();
+    let a = m.choose(&pos, &hist, &cutoff, 0).unwrap();
+    assert!(pos.legal_actions().contains(&a));
+    assert!(m.info().unwrap().nodes <= 64, "{:?}", m.info());
+    // A cutoff far away leaves the spec's budget in force.
+    let later = Limits {
+        cutoff: Some(std::time::Instant::now() + std::time::Duration::from_secs(3600)),
+        ..Limits::NONE
+    };
+    let mut p = build_player("alphabeta:depth=3").unwrap();
+    p.choose(&pos, &hist, &later, 0).unwrap();
+    assert_eq!(p.info().unwrap().depth, 3);
+}
+
 #[test]
 fn same_seed_same_action() {
     let positions = random_positions(Rules::default(), 30, 5);

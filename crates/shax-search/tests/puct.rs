@@ -449,3 +449,22 @@ fn gumbel_root_at_temperature_zero_chooses_without_noise() {
         "Gumbel noise at temperature 1 varies the choice"
     );
 }
+
+/// A cutoff that has passed ends the network player's search after its first
+/// batch, with a legal action.
+#[test]
+fn a_cutoff_ends_the_network_players_search() {
+    let mut player = NeuralPlayer::new(
+        "test".to_string(),
+        config(1_000_000),
+        Box::new(WhiteAhead) as Box<dyn Evaluator + Send>,
+    );
+    let game = Game::new(Rules::default());
+    let cutoff = Limits {
+        cutoff: Some(std::time::Instant::now()),
+        ..Limits::NONE
+    };
+    let a = player.choose_in_game(&game, &cutoff, 1).unwrap();
+    assert!(game.legal_actions().contains(&a));
+    assert!(player.info().unwrap().nodes < 100, "{:?}", player.info());
+}

@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use axum::Json;
 use axum::extract::State;
@@ -194,7 +194,10 @@ pub async fn choose(
         let waited = arrived.elapsed();
         tokio::task::spawn_blocking(move || {
             let _hold = (permit, ticket);
-            search(&state, preset, &chosen, &game, seed).map(|mut v| {
+            // The search stops at the time limit, freeing its worker for
+            // the next request, and its answer is dropped for the 503.
+            let cutoff = arrived + limit;
+            search(&state, preset, &chosen, &game, seed, cutoff).map(|mut v| {
                 v["queue_ms"] = json!(waited.as_secs_f64() * 1e3);
                 v
             })
@@ -207,20 +210,26 @@ pub async fn choose(
             StatusCode::INTERNAL_SERVER_ERROR,
             "the search failed",
         )),
-        Err(_) => Err(ApiError::busy(format!(
-            "the move took longer than the limit of {} ms; try again",
-            limit.as_millis()
-        ))),
+        Err(_) => Err(out_of_time(limit)),
     }
 }
 
-/// Runs one search on the calling (blocking) thread.
+/// The 503 of a move request that ran out of its time limit.
+fn out_of_time(limit: Duration) -> ApiError {
+    ApiError::busy(format!(
+        "the move took longer than the limit of {} ms; try again",
+        limit.as_millis()
+    ))
+}
+
+/// Runs one search on the calling (blocking) thread, stopping at `cutoff`.
 fn search(
     state: &AppState,
     preset: shax_core::Preset,
     chosen: &Chosen,
     game: &shax_core::Game,
     seed: u64,
+    cutoff: Instant,
 ) -> Result<Value, ApiError> {
     let set = state
         .rule_sets
@@ -233,11 +242,18 @@ fn search(
     player.reset();
     let started = Instant::now();
     let seed = mix_seed(seed, game.len() as u64);
-    let action = player.choose(game.position(), &history_of(game), &Limits::NONE, seed);
+    let limits = Limits {
+        cutoff: Some(cutoff),
+        ..Limits::NONE
+    };
+    let action = player.choose(game.position(), &history_of(game), &limits, seed);
     let time_ms = started.elapsed().as_secs_f64() * 1e3;
     let info = player.info();
     if chosen.pooled {
         state.put_back(preset, &chosen.build, player);
+    }
+    if Instant::now() >= cutoff {
+        return Err(out_of_time(state.config.move_timeout));
     }
     let Some(action) = action else {
         return Err(ApiError::new(

@@ -11,7 +11,8 @@
 //! - [`bench`]: the load generator of `shax bench serve`.
 //!
 //! Searches run on a bounded pool: `workers` at once (blocking threads), at
-//! most `queue` more waiting; a move request beyond that gets 503 at once.
+//! most `queue` more waiting; a move request beyond that gets 503 at once,
+//! and one past its time limit gets 503 with its search stopped there.
 //! Every error is JSON `{"error": "..."}` (see [`ApiError`]).
 
 mod api;

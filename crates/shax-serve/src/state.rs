@@ -22,7 +22,8 @@ pub struct ServeConfig {
     pub workers: usize,
     /// Move requests that may wait for a worker; more get 503.
     pub queue: usize,
-    /// The longest a move request may take, waiting included.
+    /// The longest a move request may take, waiting included; its search
+    /// stops there (a 503).
     pub move_timeout: std::time::Duration,
     /// The origin allowed by CORS (none: same origin only).
     pub allow_origin: Option<String>,

@@ -4,7 +4,8 @@
 //! - `legal_*`: positions, status, the first illegal action.
 //! - `move_*`: decisions by tiers and capped classic players; refused specs.
 //! - `errors_*`: every error is JSON with its status (400, 404, 405, 413).
-//! - `busy_*`: 32 concurrent moves on a small pool: 200 or 503, then /healthz.
+//! - `busy_*`: 32 concurrent moves on a small pool: 200 or 503, then /healthz;
+//!   a move past its time limit: 503, and its worker is free at once.
 //! - `shutdown_*`: a request in flight finishes after the shutdown signal.
 
 use std::sync::Arc;
@@ -403,6 +404,20 @@ async fn busy_pool_answers_503_beyond_its_queue_then_recovers() {
         (Some(true), Some(0)),
         "{h}"
     );
+}
+
+/// A move that runs out of its time limit gets 503, and its search stops
+/// there: the only worker is free at once for the next request.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn busy_move_past_its_time_limit_frees_its_worker() {
+    let mut c = quiet_config();
+    (c.workers, c.move_timeout) = (1, Duration::from_millis(500));
+    let s = start_with(c).await;
+    let slow = json!({"moves": ["d7"], "player": "mcts:sims=100000"});
+    let a = post(&s, "/v1/move", slow).await;
+    assert_error(&a, StatusCode::SERVICE_UNAVAILABLE, "limit of 500 ms");
+    let a = post(&s, "/v1/move", json!({"moves": ["d7"], "player": "random"})).await;
+    assert_eq!(a.status, StatusCode::OK, "{:?}", a.json());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
