@@ -413,7 +413,8 @@ async fn busy_move_past_its_time_limit_frees_its_worker() {
     let mut c = quiet_config();
     (c.workers, c.move_timeout) = (1, Duration::from_millis(500));
     let s = start_with(c).await;
-    let slow = json!({"moves": ["d7"], "player": "mcts:sims=100000"});
+    // Five seconds of search on any machine, unless the limit stops it.
+    let slow = json!({"moves": ["d7"], "player": "mcts:ms=5000"});
     let a = post(&s, "/v1/move", slow).await;
     assert_error(&a, StatusCode::SERVICE_UNAVAILABLE, "limit of 500 ms");
     let a = post(&s, "/v1/move", json!({"moves": ["d7"], "player": "random"})).await;
