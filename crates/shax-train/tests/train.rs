@@ -203,7 +203,7 @@ fn the_time_limit_evaluates_the_last_checkpoint() {
         "{:?}",
         out.0
     );
-    let newest = dir.join(format!("checkpoints/step-{:09}/state.json", s.step));
+    let newest = RunPaths::new(&dir).checkpoint(s.step).state();
     let state: TrainState = serde_json::from_slice(&fs::read(newest).unwrap()).unwrap();
     assert!(state.elapsed_secs >= 0.036, "{state:?}");
 
