@@ -243,7 +243,7 @@ pub struct EvalConfig {
     pub games: u32,
     /// Fixed opponents (player specs).
     pub baselines: Vec<String>,
-    /// Simulations of the network player.
+    /// Simulations of the network player (`net:<checkpoint>,sims=N`: one leaf per network call).
     pub sims: u32,
     /// The network player uses the Gumbel root.
     pub gumbel: bool,
