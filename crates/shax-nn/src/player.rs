@@ -56,7 +56,7 @@ impl WeightsCache {
 /// The help line of the `net` kind.
 pub fn net_help() -> String {
     format!(
-        "net:<checkpoint>[,gumbel] {} {} {} {} - MCTS guided by a network (sims default {DEFAULT_SIMS})",
+        "net:<checkpoint>[,gumbel] {} {} {} {} - MCTS guided by a network (sims default {DEFAULT_SIMS}, batch {DEFAULT_BATCH}: leaves per network call)",
         SIMS.help(),
         BATCH.help(),
         TEMP.help(),
