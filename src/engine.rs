@@ -7,8 +7,9 @@
 //! and the end of input.
 
 use std::io::{self, BufRead, Write};
+use std::time::{Duration, Instant};
 
-use shax_core::{Game, Position, Rules, perft};
+use shax_core::{Color, Game, Position, Rules, perft};
 use shax_search::{Limits, Player, Registry, mix_seed};
 
 /// The player `go` uses until `setoption name Player` names another.
@@ -180,32 +181,48 @@ impl Engine {
         Ok(Vec::new())
     }
 
-    /// `go [depth N] [nodes N] [movetime MS]`: the player's choice for the
-    /// current position (a removal when one is owed), after an `info` line.
+    /// `go [depth N] [nodes N] [movetime MS] [wtime MS btime MS [winc MS] [binc MS]
+    /// [movestogo N]]`: the player's choice for the current position (a removal
+    /// when one is owed), after an `info` line. `depth`, `nodes` and
+    /// `movetime` replace the player's own budget; a clock does not: it caps
+    /// the search at the side to act's share of its time ([`Clock::budget`]),
+    /// so a tier keeps its strength and never loses on time.
     fn go(&mut self, rest: &[&str]) -> Reply {
         let mut limits = Limits::NONE;
+        let mut clock = Clock::default();
         let mut words = rest.iter();
         while let Some(&w) = words.next() {
-            let (max, what) = match w {
-                "depth" => (64, "depth"),
-                "nodes" => (1_000_000_000, "nodes"),
-                "movetime" => (3_600_000, "movetime"),
+            let (min, max, what) = match w {
+                "depth" => (1, 64, "depth"),
+                "nodes" => (1, 1_000_000_000, "nodes"),
+                "movetime" => (1, 3_600_000, "movetime"),
+                "wtime" | "btime" | "winc" | "binc" => (0, u32::MAX as u64, w),
+                "movestogo" => (1, 1000, "movestogo"),
                 other => {
                     return Err(format!(
-                        "go: unknown limit '{other}' (limits: depth N, nodes N, movetime MS)"
+                        "go: unknown limit '{other}' (limits: depth N, nodes N, movetime MS, \
+                         wtime MS, btime MS, winc MS, binc MS, movestogo N)"
                     ));
                 }
             };
             let n = words
                 .next()
                 .and_then(|v| v.parse::<u64>().ok())
-                .filter(|&n| (1..=max).contains(&n))
-                .ok_or_else(|| format!("go: {what} needs a number from 1 to {max}"))?;
+                .filter(|&n| (min..=max).contains(&n))
+                .ok_or_else(|| format!("go: {what} needs a number from {min} to {max}"))?;
             match what {
                 "depth" => limits.depth = Some(n as u32),
                 "nodes" => limits.nodes = Some(n),
-                _ => limits.movetime = Some(std::time::Duration::from_millis(n)),
+                "movetime" => limits.movetime = Some(Duration::from_millis(n)),
+                "wtime" => clock.time[0] = Some(n),
+                "btime" => clock.time[1] = Some(n),
+                "winc" => clock.inc[0] = n,
+                "binc" => clock.inc[1] = n,
+                _ => clock.moves_to_go = Some(n),
             }
+        }
+        if let Some(budget) = clock.budget(self.game.position().to_act()) {
+            limits.cutoff = Some(Instant::now() + budget);
         }
         if let Some(o) = self.game.outcome() {
             return Err(format!("go: the game is over ({o})"));
@@ -316,6 +333,34 @@ pub fn run_stdio() -> anyhow::Result<()> {
     Ok(())
 }
 
+/// A `go` command's clock: each side's remaining time and increment in
+/// milliseconds (White first), and the moves to the next time control.
+#[derive(Debug, Default)]
+struct Clock {
+    time: [Option<u64>; 2],
+    inc: [u64; 2],
+    moves_to_go: Option<u64>,
+}
+
+/// Moves a game is assumed to have left when `movestogo` is not given.
+const MOVES_LEFT: u64 = 30;
+/// Kept back from every budget for the answer's way to the interface.
+const MARGIN_MS: u64 = 20;
+
+impl Clock {
+    /// How long `side` may think: an even share of its time over the moves
+    /// to go (`MOVES_LEFT` without a time control) plus three quarters of its
+    /// increment, never more than half of what it has left, less a margin
+    /// for the answer's way back; at least 1 ms. `None` without its time.
+    fn budget(&self, side: Color) -> Option<Duration> {
+        let i = side.index();
+        let left = self.time[i]?;
+        let share = left / self.moves_to_go.unwrap_or(MOVES_LEFT) + self.inc[i] * 3 / 4;
+        let ms = share.min(left / 2).saturating_sub(MARGIN_MS).max(1);
+        Some(Duration::from_millis(ms))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -369,6 +414,8 @@ mod tests {
                 "go nodes 100",
                 "go movetime 20",
                 "go depth 1 movetime 50",
+                "go wtime 5000 btime 5000 winc 100 binc 100",
+                "go wtime 1000 btime 1000 movestogo 10 depth 2",
             ] {
                 let out = say(&mut e, go);
                 let best = out
@@ -383,6 +430,48 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn a_clock_gives_the_side_to_act_its_share() {
+        let ms = |c: &Clock, side| c.budget(side).map(|d| d.as_millis());
+        let mut c = Clock {
+            time: [Some(60_000), Some(1_000)],
+            ..Clock::default()
+        };
+        // A thirtieth of the time left, less the margin.
+        assert_eq!(ms(&c, Color::White), Some(1_980));
+        assert_eq!(ms(&c, Color::Black), Some(13));
+        // Three quarters of the increment on top.
+        c.inc = [1_000, 0];
+        assert_eq!(ms(&c, Color::White), Some(2_730));
+        // The moves to the time control share the time; never over half of it.
+        c.moves_to_go = Some(1);
+        assert_eq!(ms(&c, Color::Black), Some(480));
+        // Out of time: still a move, at once.
+        c.time = [Some(0), None];
+        assert_eq!(ms(&c, Color::White), Some(1));
+        assert_eq!(ms(&c, Color::Black), None);
+    }
+
+    /// A clock caps a player whose own budget would take far longer: the
+    /// answer comes (legal) instead of a search of a billion simulations.
+    #[test]
+    fn a_clock_caps_the_players_own_budget() {
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut e = Engine::new();
+            say(&mut e, "setoption name Player value mcts:sims=1000000000");
+            say(&mut e, "position startpos moves d2 f2");
+            let out = say(&mut e, "go wtime 300 btime 100000 winc 0");
+            let legal = say(&mut e, "legal")[0].clone();
+            tx.send((out, legal)).ok();
+        });
+        let (out, legal) = rx
+            .recv_timeout(std::time::Duration::from_secs(60))
+            .expect("go with a clock answers in time");
+        let best = out.last().unwrap().strip_prefix("bestmove ").unwrap();
+        assert!(legal.split(' ').skip(1).any(|a| a == best), "{best}");
     }
 
     #[test]
@@ -418,7 +507,10 @@ mod tests {
             "go depth 0",
             "go depth",
             "go nodes x",
-            "go wtime 100",
+            "go wtime",
+            "go wtime -5",
+            "go movestogo 0",
+            "go winc soon",
         ] {
             let out = say(&mut e, bad);
             assert_eq!(out.len(), 1, "{bad}: {out:?}");
