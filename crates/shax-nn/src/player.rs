@@ -108,7 +108,9 @@ fn build_net(
         .map_err(|e| build_err(e.to_string()))?
         .with_preferred_batch(config.leaves_per_batch);
     Ok(Box::new(
-        NeuralPlayer::new(spec.to_string(), config, Box::new(evaluator)).with_temperature(temp),
+        NeuralPlayer::new(spec.to_string(), config, Box::new(evaluator))
+            .with_temperature(temp)
+            .with_network(path),
     ))
 }
 

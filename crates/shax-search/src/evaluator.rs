@@ -2,12 +2,18 @@
 //! `neural/backend.h`): raw policy logits and a value per position. Search
 //! masks the logits to the legal actions itself.
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
 use shax_core::{POLICY_SIZE, Position};
+
+use crate::player::mix_seed;
 
 /// Evaluates positions in batches.
 ///
-/// Implementations: the Burn network (`shax-nn`), and [`UniformEvaluator`],
-/// the test double that lets search be tested without a network.
+/// Implementations: the Burn network (`shax-nn`), and the test doubles that
+/// let search be tested without a network: [`UniformEvaluator`] and
+/// [`HashedEvaluator`].
 pub trait Evaluator {
     /// For each of `positions`, writes [`POLICY_SIZE`] policy logits into
     /// `logits` (row `i` is `logits[i * POLICY_SIZE..(i + 1) * POLICY_SIZE]`,
@@ -51,5 +57,37 @@ impl Evaluator for UniformEvaluator {
         self.calls += 1;
         self.positions += positions.len();
         self.batch_sizes.push(positions.len());
+    }
+}
+
+/// A network stand-in with opinions: logits and a value drawn from each
+/// position's key, different between positions and actions, the same on
+/// every call and in every batch. Its clones share the counts of calls and
+/// positions (`Arc`s), so a test can count what many players asked.
+#[derive(Clone, Debug, Default)]
+pub struct HashedEvaluator {
+    /// `evaluate` calls so far, by this evaluator and its clones.
+    pub calls: Arc<AtomicU64>,
+    /// Positions evaluated so far, by this evaluator and its clones.
+    pub positions: Arc<AtomicU64>,
+}
+
+/// A hash's top bits as a number in `[-1, 1)`.
+fn unit(x: u64) -> f32 {
+    (x >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0
+}
+
+impl Evaluator for HashedEvaluator {
+    fn evaluate(&mut self, positions: &[Position], logits: &mut [f32], values: &mut [f32]) {
+        for (i, p) in positions.iter().enumerate() {
+            let row = &mut logits[i * POLICY_SIZE..(i + 1) * POLICY_SIZE];
+            for (j, l) in row.iter_mut().enumerate() {
+                *l = 2.0 * unit(mix_seed(p.key(), j as u64 + 1));
+            }
+            values[i] = 0.9 * unit(p.key());
+        }
+        self.calls.fetch_add(1, Ordering::Relaxed);
+        self.positions
+            .fetch_add(positions.len() as u64, Ordering::Relaxed);
     }
 }

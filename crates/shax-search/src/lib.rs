@@ -19,6 +19,7 @@ mod alphabeta;
 pub mod eval;
 mod evaluator;
 mod greedy;
+mod neural;
 mod player;
 mod puct;
 mod random;
@@ -27,12 +28,11 @@ mod uct;
 
 pub use alphabeta::AlphaBeta;
 pub use eval::{EvalKind, PIECE, WIN, WIN_BOUND, evaluate, evaluate_basic};
-pub use evaluator::{Evaluator, UniformEvaluator};
+pub use evaluator::{Evaluator, HashedEvaluator, UniformEvaluator};
 pub use greedy::GreedyPlayer;
+pub use neural::{NeuralPlayer, step_pooled};
 pub use player::{Limits, Player, SearchInfo, history_of, mix_seed};
-pub use puct::{
-    EvalBuffers, GumbelConfig, NeuralPlayer, Puct, PuctConfig, RootStats, run_batched, step_batched,
-};
+pub use puct::{EvalBuffers, GumbelConfig, Puct, PuctConfig, RootStats, run_batched, step_batched};
 pub use random::RandomPlayer;
 pub use spec::{Builder, Param, ParamValue, PlayerSpec, Registry, SEED, SpecError, build_player};
 pub use uct::{Uct, UctStats};

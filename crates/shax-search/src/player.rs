@@ -101,6 +101,13 @@ pub trait Player: Send {
 
     /// Forgets everything learned in earlier decisions (a new game).
     fn reset(&mut self) {}
+
+    /// The network player this is, for drivers that step many games'
+    /// searches together ([`crate::step_pooled`]); `None` for players that
+    /// only [`Player::choose`].
+    fn as_neural(&mut self) -> Option<&mut crate::NeuralPlayer> {
+        None
+    }
 }
 
 /// The repetition history of a game's current position.

@@ -15,6 +15,7 @@
 //! Many games in flight: each [`Puct`] gathers its leaves, [`run_batched`]
 //! puts the leaves of all searches into one evaluator call.
 
+use std::borrow::BorrowMut;
 use std::collections::VecDeque;
 
 use rand::rngs::SmallRng;
@@ -848,9 +849,21 @@ pub fn step_batched<E: Evaluator + ?Sized>(
     buf: &mut EvalBuffers,
 ) -> bool {
     let cap = evaluator.preferred_batch().max(1);
+    step_capped(searches, evaluator, cap, buf)
+}
+
+/// [`step_batched`] with at most `cap` leaves in the call, over searches
+/// owned or borrowed.
+pub(crate) fn step_capped<S: BorrowMut<Puct>, E: Evaluator + ?Sized>(
+    searches: &mut [S],
+    evaluator: &mut E,
+    cap: usize,
+    buf: &mut EvalBuffers,
+) -> bool {
     let mut any = false;
     buf.positions.clear();
     for s in searches.iter_mut() {
+        let s = s.borrow_mut();
         if s.finished() {
             continue;
         }
@@ -864,7 +877,7 @@ pub fn step_batched<E: Evaluator + ?Sized>(
     }
     if buf.positions.is_empty() {
         // Only finished games were met (or nothing is left): go round again.
-        return any && searches.iter().any(|s| !s.finished());
+        return any && searches.iter().any(|s| !s.borrow().finished());
     }
     let n = buf.positions.len();
     buf.logits.resize(n * POLICY_SIZE, 0.0);
@@ -874,6 +887,7 @@ pub fn step_batched<E: Evaluator + ?Sized>(
     buf.evaluated += n as u64;
     let mut off = 0;
     for s in searches.iter_mut() {
+        let s = s.borrow_mut();
         let k = s.pending_len();
         if k > 0 {
             s.apply(
@@ -884,107 +898,4 @@ pub fn step_batched<E: Evaluator + ?Sized>(
         }
     }
     true
-}
-
-/// A player that searches with [`Puct`] guided by an evaluator (the `net`
-/// player spec builds one around a network; tests use a double).
-pub struct NeuralPlayer {
-    spec: String,
-    temperature: f32,
-    search: Puct,
-    evaluator: Box<dyn Evaluator + Send>,
-    info: Option<crate::player::SearchInfo>,
-}
-
-impl NeuralPlayer {
-    /// A player with these search settings; `spec` is what [`Player::spec`]
-    /// reports (the string that builds it).
-    ///
-    /// [`Player::spec`]: crate::Player::spec
-    pub fn new(
-        spec: String,
-        config: PuctConfig,
-        evaluator: Box<dyn Evaluator + Send>,
-    ) -> NeuralPlayer {
-        NeuralPlayer {
-            spec,
-            temperature: 0.0,
-            search: Puct::new(config, 0),
-            evaluator,
-            info: None,
-        }
-    }
-
-    /// Plays the most visited action at temperature 0 (the default); above 0,
-    /// samples actions with probability proportional to `visits^(1/t)`: a
-    /// weaker but still sensible player. Ignored with a Gumbel root, which
-    /// samples through its own Gumbel perturbation.
-    #[must_use]
-    pub fn with_temperature(mut self, t: f32) -> NeuralPlayer {
-        self.temperature = t.max(0.0);
-        self
-    }
-
-    /// The search, for its statistics.
-    pub fn search(&self) -> &Puct {
-        &self.search
-    }
-}
-
-impl crate::player::Player for NeuralPlayer {
-    fn spec(&self) -> String {
-        self.spec.clone()
-    }
-
-    fn choose(
-        &mut self,
-        pos: &Position,
-        history: &KeyHistory,
-        limits: &crate::player::Limits,
-        seed: u64,
-    ) -> Option<Action> {
-        if history.outcome(pos).is_some() {
-            return None;
-        }
-        let mut config = *self.search.config();
-        let default_sims = config.simulations;
-        if let Some(n) = limits.nodes {
-            config.simulations = n.clamp(1, u32::MAX as u64) as u32;
-        }
-        self.search.set_config(config);
-        self.search.reseed(seed);
-        self.search.set_root(*pos, history.clone());
-        let deadline = limits.deadline(limits.movetime.map(|t| std::time::Instant::now() + t));
-        let mut buf = EvalBuffers::default();
-        while step_batched(
-            std::slice::from_mut(&mut self.search),
-            self.evaluator.as_mut(),
-            &mut buf,
-        ) {
-            if deadline.is_some_and(|d| std::time::Instant::now() >= d) && self.search.done() > 0 {
-                break;
-            }
-        }
-        let action = self.search.best_action(self.temperature);
-        let stats = self.search.root_stats();
-        self.info = Some(crate::player::SearchInfo {
-            depth: 0,
-            nodes: self.search.done() as u64,
-            score: (stats.value * 1000.0) as i32,
-            pv: action.into_iter().collect(),
-        });
-        config.simulations = default_sims;
-        self.search.set_config(config);
-        // A search cut short by time still answers; a legal fallback otherwise.
-        action.or_else(|| pos.legal_actions().first().copied())
-    }
-
-    fn info(&self) -> Option<crate::player::SearchInfo> {
-        self.info.clone()
-    }
-
-    fn reset(&mut self) {
-        let config = *self.search.config();
-        self.search = Puct::new(config, 0);
-    }
 }

@@ -3,8 +3,8 @@
 
 use shax_core::{Action, Color, Game, KeyHistory, POLICY_SIZE, Position, Preset, Rules, Task};
 use shax_search::{
-    Evaluator, GumbelConfig, Limits, NeuralPlayer, Player, Puct, PuctConfig, UniformEvaluator,
-    run_batched,
+    Evaluator, GumbelConfig, HashedEvaluator, Limits, NeuralPlayer, Player, Puct, PuctConfig,
+    UniformEvaluator, run_batched,
 };
 
 /// White: a7 d7 g4 c3; Black: b6 d3 f2. White wins at once with g4-g7 (the
@@ -376,26 +376,6 @@ fn info_score_after_tree_reuse_has_the_fresh_sign() {
     );
 }
 
-/// Logits and values drawn from each position's key: a network stand-in with
-/// opinions that differ between positions and actions, the same on every call.
-struct Hashed;
-
-fn unit(x: u64) -> f32 {
-    (x >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0
-}
-
-impl Evaluator for Hashed {
-    fn evaluate(&mut self, positions: &[Position], logits: &mut [f32], values: &mut [f32]) {
-        for (i, p) in positions.iter().enumerate() {
-            let row = &mut logits[i * POLICY_SIZE..(i + 1) * POLICY_SIZE];
-            for (j, l) in row.iter_mut().enumerate() {
-                *l = 2.0 * unit(shax_search::mix_seed(p.key(), j as u64 + 1));
-            }
-            values[i] = 0.9 * unit(p.key());
-        }
-    }
-}
-
 /// Regression (issue 11): with a Gumbel root every self-play move was a
 /// Gumbel sample. At temperature 0 the search and its choice have no noise:
 /// the same action for every seed, the best by `logit + sigma(Q)` (the
@@ -417,7 +397,7 @@ fn gumbel_root_at_temperature_zero_chooses_without_noise() {
     let choose = |pos: Position, temperature: f32, seed: u64| {
         let mut s = Puct::new(cfg(temperature), seed);
         s.set_root(pos, KeyHistory::new(&pos));
-        s.run(&mut Hashed);
+        s.run(&mut HashedEvaluator::default());
         (s.best_action(0.0).unwrap(), s.root_stats())
     };
     let mut game = Game::new(Rules::default());
@@ -467,4 +447,66 @@ fn a_cutoff_ends_the_network_players_search() {
     let a = player.choose_in_game(&game, &cutoff, 1).unwrap();
     assert!(game.legal_actions().contains(&a));
     assert!(player.info().unwrap().nodes < 100, "{:?}", player.info());
+}
+
+/// Searches of many games stepped together (`step_pooled`, as matches with
+/// many games in flight do): every decision is the one the player makes
+/// alone, and one evaluator call a round serves all of them.
+#[test]
+fn pooled_searches_decide_as_alone_with_one_call_a_round() {
+    use rand::{Rng, SeedableRng};
+    let cfg = PuctConfig {
+        leaves_per_batch: 1,
+        ..config(48)
+    };
+    let player = |e: &HashedEvaluator| {
+        NeuralPlayer::new("test".to_string(), cfg, Box::new(e.clone())).with_network("hashed")
+    };
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(5);
+    let mut games = Vec::new();
+    for _ in 0..8 {
+        let mut game = Game::new(Rules::default());
+        for _ in 0..rng.random_range(0..30) {
+            let legal = game.legal_actions();
+            if game.outcome().is_some() || legal.is_empty() {
+                break;
+            }
+            game.play(legal[rng.random_range(0..legal.len())]).unwrap();
+        }
+        if game.outcome().is_none() {
+            games.push(game);
+        }
+    }
+    let alone_eval = HashedEvaluator::default();
+    let alone: Vec<(Action, Vec<u32>)> = games
+        .iter()
+        .enumerate()
+        .map(|(i, g)| {
+            let mut p = player(&alone_eval);
+            let a = p.choose_in_game(g, &Limits::NONE, i as u64).unwrap();
+            (a, p.search().root_stats().visits)
+        })
+        .collect();
+    let pooled_eval = HashedEvaluator::default();
+    let mut players: Vec<NeuralPlayer> = games.iter().map(|_| player(&pooled_eval)).collect();
+    for (i, (p, g)) in players.iter_mut().zip(&games).enumerate() {
+        let history = shax_search::history_of(g);
+        p.begin(g.position(), &history, &Limits::NONE, i as u64);
+    }
+    let mut buf = shax_search::EvalBuffers::default();
+    let mut refs: Vec<&mut NeuralPlayer> = players.iter_mut().collect();
+    while shax_search::step_pooled(&mut refs, &mut buf) {}
+    let pooled: Vec<(Action, Vec<u32>)> = players
+        .iter_mut()
+        .map(|p| (p.conclude().unwrap(), p.search().root_stats().visits))
+        .collect();
+    assert_eq!(pooled, alone);
+    let calls = |e: &HashedEvaluator| e.calls.load(std::sync::atomic::Ordering::Relaxed);
+    assert_eq!(calls(&pooled_eval), buf.calls);
+    assert!(
+        calls(&pooled_eval) <= 50 && calls(&alone_eval) >= 48 * games.len() as u64,
+        "calls pooled {}, alone {}",
+        calls(&pooled_eval),
+        calls(&alone_eval)
+    );
 }

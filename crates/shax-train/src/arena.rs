@@ -1,25 +1,27 @@
 //! Matches between two player specs: both colours equally, distinct random
 //! openings, games in parallel, per-game seeds derived from one master seed
 //! (so the results do not depend on the thread count for budgets that are not
-//! time), every game kept as a [`GameRecord`].
+//! time, with one game in flight per thread), every game kept as a
+//! [`GameRecord`].
 
 use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Instant;
+use std::sync::atomic::AtomicU64;
 
-use rayon::prelude::*;
 use serde::Serialize;
-use shax_core::{Action, Color, Game, KeyHistory, Position, Rules};
+use shax_core::{Action, Color, KeyHistory, Position, Rules};
 use shax_search::{Limits, PlayerSpec, Registry, SpecError, mix_seed};
 
 use crate::elo::{Elo, elo_interval};
+use crate::play::{Job, Played, run_jobs};
 use crate::record::GameRecord;
 
 /// Most random opening actions.
 pub const MAX_OPENING: u32 = 40;
 /// Most threads.
 pub const MAX_THREADS: usize = 1024;
+/// Most games in flight per thread.
+pub const MAX_IN_FLIGHT: usize = 1024;
 
 /// A match between players `a` and `b`.
 #[derive(Clone, Debug)]
@@ -41,6 +43,11 @@ pub struct ArenaConfig {
     pub opening_plies: u32,
     /// Budget overrides for every decision (none: the specs' budgets).
     pub limits: Limits,
+    /// Games each thread keeps going at once, their network players' leaves
+    /// pooled into one network call (1 to 1024; 1: one game at a time). Above 1,
+    /// a network player's time per decision is its share of the pooled calls,
+    /// not the time it takes alone; budgets of time are played one game at a time.
+    pub games_in_flight: usize,
     /// Counts finished games while the match runs (for a progress display).
     pub progress: Option<Arc<AtomicU64>>,
 }
@@ -57,6 +64,7 @@ impl ArenaConfig {
             seed: 0,
             opening_plies: 4,
             limits: Limits::NONE,
+            games_in_flight: 1,
             progress: None,
         }
     }
@@ -82,6 +90,9 @@ pub enum ArenaError {
     /// Thread count out of range.
     #[error("threads must be 0 (one per core) to {MAX_THREADS}, got {0}")]
     Threads(usize),
+    /// Games in flight out of range.
+    #[error("games in flight must be 1 to {MAX_IN_FLIGHT}, got {0}")]
+    InFlight(usize),
     /// Opening length out of range.
     #[error("openings must be 0 to {MAX_OPENING} random actions, got {0}")]
     Opening(u32),
@@ -150,7 +161,7 @@ pub struct ThinkStats {
 }
 
 impl ThinkStats {
-    fn add(&mut self, secs: f64) {
+    pub(crate) fn add(&mut self, secs: f64) {
         let ms = secs * 1e3;
         self.mean_ms += (ms - self.mean_ms) / (self.decisions + 1) as f64;
         self.decisions += 1;
@@ -276,6 +287,9 @@ pub struct ArenaResult {
     pub seed: u64,
     /// Random opening actions per game.
     pub opening_plies: u32,
+    /// Games each thread kept going at once (1: one at a time, so each
+    /// decision's time is its own).
+    pub games_in_flight: usize,
     /// Wall-clock seconds.
     pub seconds: f64,
     /// Games per second.
@@ -329,86 +343,6 @@ pub fn openings(rules: Rules, count: usize, plies: u32, seed: u64) -> Vec<Vec<Ac
     out
 }
 
-/// One game to play.
-pub(crate) struct Job<'a> {
-    pub white: &'a PlayerSpec,
-    pub black: &'a PlayerSpec,
-    pub opening: &'a [Action],
-    pub seed: u64,
-}
-
-/// A game played.
-pub(crate) struct Played {
-    /// Its record.
-    pub record: GameRecord,
-    /// Who won (`None`: a draw).
-    pub winner: Option<Color>,
-    /// White's and Black's decision times.
-    pub think: [ThinkStats; 2],
-}
-
-/// Plays one game to its end; with White's and Black's decision times.
-pub(crate) fn play_game(
-    rules: Rules,
-    job: &Job<'_>,
-    registry: &Registry,
-    limits: &Limits,
-) -> Result<Played, SpecError> {
-    let mut white = registry.build(job.white)?;
-    let mut black = registry.build(job.black)?;
-    let mut game = Game::new(rules);
-    let mut opening = 0;
-    for &a in job.opening {
-        if game.outcome().is_some() {
-            break;
-        }
-        game.play(a).expect("openings are legal");
-        opening += 1;
-    }
-    let start = *game.position();
-    let mut pos = start;
-    let mut hist = KeyHistory::new(&start);
-    let mut actions: Vec<Action> = Vec::new();
-    let mut think = [ThinkStats::default(); 2];
-    while hist.outcome(&pos).is_none() {
-        let (p, side) = if pos.to_act() == Color::White {
-            (&mut white, 0)
-        } else {
-            (&mut black, 1)
-        };
-        let seed = mix_seed(job.seed, actions.len() as u64);
-        let t = Instant::now();
-        let a = p
-            .choose(&pos, &hist, limits, seed)
-            .expect("a player returns an action while the game is on");
-        think[side].add(t.elapsed().as_secs_f64());
-        assert!(
-            pos.is_legal(a),
-            "player {} chose illegal {a} in {}",
-            p.spec(),
-            pos.fen()
-        );
-        pos.play_unchecked(a);
-        hist.push(a, &pos);
-        actions.push(a);
-    }
-    for &a in &actions {
-        game.play(a).expect("checked legal");
-    }
-    let record = GameRecord::new(
-        &game,
-        opening,
-        &job.white.to_string(),
-        &job.black.to_string(),
-        job.seed,
-    );
-    Ok(Played {
-        record,
-        winner: game.outcome().and_then(|o| o.winner),
-        think,
-    })
-}
-
 pub(crate) fn check_common(games: u32, threads: usize, opening: u32) -> Result<(), ArenaError> {
     if games == 0 {
         return Err(ArenaError::ZeroGames);
@@ -437,55 +371,6 @@ pub(crate) fn validate(
     Ok(parsed)
 }
 
-/// What [`run_jobs`] played.
-pub(crate) struct Ran {
-    /// The games in job order, each with White's and Black's decision times.
-    pub games: Vec<Played>,
-    /// Worker threads used.
-    pub threads: usize,
-    /// Wall-clock seconds.
-    pub seconds: f64,
-}
-
-/// Runs jobs on a pool of `threads` workers (0: one per core); `progress`
-/// counts finished games.
-pub(crate) fn run_jobs(
-    rules: Rules,
-    jobs: &[Job<'_>],
-    registry: &Registry,
-    limits: &Limits,
-    threads: usize,
-    progress: Option<&AtomicU64>,
-) -> Result<Ran, ArenaError> {
-    let t = Instant::now();
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .map_err(|e| ArenaError::Pool(e.to_string()))?;
-    let used = pool.current_num_threads();
-    let records: Result<Vec<_>, SpecError> = pool.install(|| {
-        jobs.par_iter()
-            .with_max_len(1)
-            .map(|j| {
-                let r = play_game(rules, j, registry, limits);
-                if let Some(p) = progress {
-                    p.fetch_add(1, Ordering::Relaxed);
-                }
-                r
-            })
-            .collect()
-    });
-    let games = records.map_err(|source| ArenaError::Spec {
-        which: "spec".to_string(),
-        error: Box::new(source),
-    })?;
-    Ok(Ran {
-        games,
-        threads: used,
-        seconds: t.elapsed().as_secs_f64(),
-    })
-}
-
 /// Plays a match.
 ///
 /// # Errors
@@ -498,6 +383,9 @@ pub(crate) fn run_jobs(
 /// When a player returns an illegal action (a bug in that player).
 pub fn run_arena(cfg: &ArenaConfig, registry: &Registry) -> Result<ArenaResult, ArenaError> {
     check_common(cfg.games, cfg.threads, cfg.opening_plies)?;
+    if !(1..=MAX_IN_FLIGHT).contains(&cfg.games_in_flight) {
+        return Err(ArenaError::InFlight(cfg.games_in_flight));
+    }
     let a = validate(registry, &cfg.a, "A")?;
     let b = validate(registry, &cfg.b, "B")?;
     let n = cfg.games as usize;
@@ -520,6 +408,7 @@ pub fn run_arena(cfg: &ArenaConfig, registry: &Registry) -> Result<ArenaResult, 
         registry,
         &cfg.limits,
         cfg.threads,
+        cfg.games_in_flight,
         cfg.progress.as_deref(),
     )?;
     let mut r = ArenaResult {
@@ -530,6 +419,7 @@ pub fn run_arena(cfg: &ArenaConfig, registry: &Registry) -> Result<ArenaResult, 
         threads: ran.threads,
         seed: cfg.seed,
         opening_plies: cfg.opening_plies,
+        games_in_flight: cfg.games_in_flight,
         seconds: ran.seconds,
         games_per_sec: n as f64 / ran.seconds.max(1e-9),
         records: Vec::new(),

@@ -251,6 +251,9 @@ pub struct EvalConfig {
     pub opening_plies: u32,
     /// Threads for the matches; 0: one per core.
     pub threads: usize,
+    /// Games each match thread keeps going at once, the network players'
+    /// leaves of all of them in one network call (1: one game at a time).
+    pub games_in_flight: usize,
     /// Gating: a new network becomes the workers' only if it scores at least
     /// `gating_threshold` against the best so far.
     pub gating: bool,
@@ -270,6 +273,7 @@ impl Default for EvalConfig {
             gumbel: false,
             opening_plies: 4,
             threads: 0,
+            games_in_flight: 32,
             gating: false,
             gating_threshold: 0.55,
         }
@@ -710,6 +714,12 @@ impl EvalConfig {
             crate::arena::MAX_OPENING,
         )?;
         range("eval.threads", e.threads, 0, crate::arena::MAX_THREADS)?;
+        range(
+            "eval.games_in_flight",
+            e.games_in_flight,
+            1,
+            crate::arena::MAX_IN_FLIGHT,
+        )?;
         range("eval.gating_threshold", e.gating_threshold, 0.0, 1.0)?;
         let registry = shax_search::Registry::classic();
         for b in &e.baselines {

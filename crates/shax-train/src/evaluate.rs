@@ -231,6 +231,7 @@ fn play_matches(
             seed: mix_seed(cfg.run.seed, EVAL_SEED),
             opening_plies: cfg.eval.opening_plies,
             limits: Limits::NONE,
+            games_in_flight: cfg.eval.games_in_flight,
             ..ArenaConfig::new(cfg.rules, &player, &spec)
         };
         let r = run_arena(&a, &registry)?;

@@ -9,10 +9,9 @@ use serde::Serialize;
 use shax_core::{Color, Rules};
 use shax_search::{Limits, PlayerSpec, Registry, mix_seed};
 
-use crate::arena::{
-    ArenaError, GameResult, Job, Played, check_common, openings, run_jobs, validate,
-};
+use crate::arena::{ArenaError, GameResult, check_common, openings, validate};
 use crate::elo::Results;
+use crate::play::{Job, Played, run_jobs};
 use crate::record::GameRecord;
 
 /// A round robin.
@@ -155,6 +154,7 @@ pub fn run_ladder(cfg: &LadderConfig, registry: &Registry) -> Result<LadderResul
         registry,
         &cfg.limits,
         cfg.threads,
+        1,
         cfg.progress.as_deref(),
     )?;
     let names: Vec<String> = specs.iter().map(PlayerSpec::to_string).collect();

@@ -44,6 +44,7 @@ mod follow;
 mod inspect;
 mod ladder;
 mod paths;
+mod play;
 mod record;
 mod replay;
 mod run;
@@ -55,8 +56,8 @@ mod trainer;
 mod tune;
 
 pub use arena::{
-    ArenaConfig, ArenaError, ArenaResult, ColorStats, GameResult, GameSummary, MatchTally,
-    ThinkStats, openings, run_arena,
+    ArenaConfig, ArenaError, ArenaResult, ColorStats, GameResult, GameSummary, MAX_IN_FLIGHT,
+    MatchTally, ThinkStats, openings, run_arena,
 };
 pub use checkpoints::{KEEP_NEWEST_CHECKPOINTS, TrainState};
 pub use config::{

@@ -1,11 +1,15 @@
 //! Matches and ladders end to end.
 //!
-//! - `arena_*`: results, colours, records that replay, thread-count independence, errors.
+//! - `arena_*`: results, colours, records that replay, thread-count independence, errors,
+//!   games in flight with pooled network calls.
 //! - `openings_*`: distinct random openings.
 //! - `ladder_*`: a small round robin and its anchor.
 
-use shax_core::{Preset, Rules};
-use shax_search::Registry;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+use shax_core::{Position, Preset, Rules};
+use shax_search::{Evaluator, HashedEvaluator, NeuralPlayer, PuctConfig, Registry};
 use shax_train::{ArenaConfig, ArenaError, LadderConfig, openings, run_arena, run_ladder};
 
 fn nmm() -> Rules {
@@ -95,6 +99,88 @@ fn arena_rejects_bad_input_before_playing() {
         run_arena(&opening, &reg),
         Err(ArenaError::Opening(99))
     ));
+    let none_in_flight = ArenaConfig {
+        games_in_flight: 0,
+        ..ArenaConfig::new(nmm(), "random", "random")
+    };
+    assert!(matches!(
+        run_arena(&none_in_flight, &reg),
+        Err(ArenaError::InFlight(0))
+    ));
+}
+
+/// A network stand-in whose values are `scale` times the hashed ones: two
+/// scales are two different networks.
+struct Scaled {
+    inner: HashedEvaluator,
+    scale: f32,
+}
+
+impl Evaluator for Scaled {
+    fn evaluate(&mut self, positions: &[Position], logits: &mut [f32], values: &mut [f32]) {
+        self.inner.evaluate(positions, logits, values);
+        values.iter_mut().for_each(|v| *v *= self.scale);
+    }
+}
+
+/// The classic players and two network players, `hashed` and `damped`
+/// (different networks), at one leaf per call, counting their calls.
+fn with_networks(calls: &HashedEvaluator) -> Registry {
+    let mut reg = Registry::classic();
+    for (kind, scale) in [("hashed", 1.0), ("damped", 0.3)] {
+        let inner = calls.clone();
+        reg.register(
+            kind,
+            "a network stand-in",
+            Arc::new(move |spec| {
+                let config = PuctConfig {
+                    simulations: 24,
+                    leaves_per_batch: 1,
+                    ..PuctConfig::default()
+                };
+                let evaluator = Scaled {
+                    inner: inner.clone(),
+                    scale,
+                };
+                let player = NeuralPlayer::new(spec.to_string(), config, Box::new(evaluator));
+                Ok(Box::new(player.with_network(kind)))
+            }),
+        );
+    }
+    reg
+}
+
+/// Games in flight with pooled network calls play the games one game at a
+/// time plays (the stand-ins answer alike in any batch), each network's
+/// leaves in their own calls, and in under half the calls (one a round per
+/// network, where alone each search makes one a simulation).
+#[test]
+fn arena_games_in_flight_play_the_same_games_in_fewer_calls() {
+    for (a, b) in [
+        ("hashed", "alphabeta:depth=1"),
+        ("hashed", "hashed"),
+        ("hashed", "damped"),
+    ] {
+        let run = |games_in_flight| {
+            let calls = HashedEvaluator::default();
+            let cfg = ArenaConfig {
+                games: 12,
+                threads: 2,
+                seed: 5,
+                games_in_flight,
+                ..ArenaConfig::new(Rules::default(), a, b)
+            };
+            let r = run_arena(&cfg, &with_networks(&calls)).unwrap();
+            (r.records, calls.calls.load(Ordering::Relaxed))
+        };
+        let (alone, alone_calls) = run(1);
+        let (pooled, pooled_calls) = run(6);
+        assert_eq!(alone, pooled, "{a} vs {b}");
+        assert!(
+            2 * pooled_calls < alone_calls,
+            "{a} vs {b}: {pooled_calls} calls pooled, {alone_calls} alone"
+        );
+    }
 }
 
 #[test]
