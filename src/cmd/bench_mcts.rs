@@ -84,9 +84,13 @@ pub struct MctsArgs {
     /// Rules: a preset or a rules TOML file.
     #[arg(long, default_value = "shax")]
     rules: String,
-    /// Model file (TOML); the default network when absent (weights do not change the speed).
-    #[arg(long)]
+    /// Model file (TOML); the default network, fresh, when absent.
+    #[arg(long, conflicts_with = "net")]
     model: Option<PathBuf>,
+    /// A trained network (a checkpoint of these rules) instead of fresh weights: a
+    /// sharper policy makes virtual losses collide more, so fewer leaves per call.
+    #[arg(long)]
+    net: Option<PathBuf>,
     /// Games in flight per thread.
     #[arg(long, default_value_t = 64)]
     games: usize,
@@ -220,9 +224,19 @@ pub fn mcts(a: MctsArgs) -> anyhow::Result<()> {
         anyhow::bail!("--threads must be 1 to 256, got {}", a.threads);
     }
     let rules = Rules::load(&a.rules)?;
-    let config = model(&a.model)?;
-    let net = config.init(&shax_nn::Backend::Cpu.device());
-    let weights = NetWeights::from_net(&config, net)?;
+    let (config, weights) = match &a.net {
+        Some(path) => {
+            let (meta, weights) = shax_nn::load_weights(path, Some(&rules))
+                .with_context(|| format!("loading {}", path.display()))?;
+            (meta.model, weights)
+        }
+        None => {
+            let config = model(&a.model)?;
+            let net = config.init(&shax_nn::Backend::Cpu.device());
+            let weights = NetWeights::from_net(&config, net)?;
+            (config, weights)
+        }
+    };
     let reports: Vec<anyhow::Result<MctsReport>> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..a.threads)
             .map(|i| {

@@ -108,3 +108,58 @@ fn cpu_kernels() -> &'static str {
         std::env::consts::ARCH
     }
 }
+
+/// Makes this thread's floating point flush subnormal numbers to zero (the
+/// FTZ and DAZ bits of x86's MXCSR; nothing elsewhere). Training drives many
+/// weights towards zero (weight decay, inputs that are rarely set), and
+/// arithmetic on subnormals is slow on x86 CPUs: a trained network computed
+/// without this ran at a fifth of a fresh one's speed. Results change only in
+/// numbers below 1.2e-38. Each thread that runs a network calls it (the
+/// evaluator on every call, the trainer before every step).
+pub fn flush_denormals() {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::asm;
+        const FTZ_DAZ: u32 = (1 << 15) | (1 << 6);
+        let mut csr: u32 = 0;
+        // SAFETY: reading and writing MXCSR on this thread only changes how it
+        // rounds subnormal floats; the bits set are valid (no exception unmasked).
+        unsafe {
+            asm!("stmxcsr [{}]", in(reg) &raw mut csr, options(nostack, preserves_flags));
+            if csr & FTZ_DAZ != FTZ_DAZ {
+                csr |= FTZ_DAZ;
+                asm!("ldmxcsr [{}]", in(reg) &raw const csr, options(nostack, preserves_flags));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    #[cfg(target_arch = "x86_64")]
+    fn subnormals_flush_to_zero_on_the_calling_thread_only() {
+        use std::hint::black_box;
+        let tiny = || black_box(f32::MIN_POSITIVE) * black_box(0.5);
+        let subnormal = f32::from_bits(1);
+        std::thread::spawn(move || {
+            assert!(tiny() > 0.0, "a subnormal result before");
+            flush_denormals();
+            assert_eq!(tiny(), 0.0, "flushed results");
+            assert_eq!(
+                black_box(subnormal) * black_box(4.0),
+                0.0,
+                "subnormal inputs"
+            );
+            flush_denormals();
+            assert_eq!(tiny(), 0.0, "twice is once");
+        })
+        .join()
+        .unwrap();
+        std::thread::spawn(move || assert!(tiny() > 0.0, "another thread keeps subnormals"))
+            .join()
+            .unwrap();
+    }
+}

@@ -169,6 +169,7 @@ impl Evaluator for NetEvaluator {
         if n == 0 {
             return;
         }
+        crate::backend::flush_denormals();
         let version = self.net.encoder();
         encode_batch(positions, version, &mut self.input);
         let data = TensorData::new(self.input.clone(), [n, features(version)]);

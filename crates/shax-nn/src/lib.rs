@@ -42,7 +42,7 @@ mod evaluator;
 mod model;
 mod player;
 
-pub use backend::{Backend, UnknownBackend};
+pub use backend::{Backend, UnknownBackend, flush_denormals};
 pub use bench::{BatchFigures, BenchError, DEFAULT_BENCH_BATCHES, NnBenchReport, bench_nn};
 pub use checkpoint::{
     Checkpoint, CheckpointError, CheckpointMeta, FORMAT_VERSION, init_checkpoint, load_checkpoint,

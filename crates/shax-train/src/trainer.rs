@@ -191,6 +191,13 @@ impl Trainer {
     ///
     /// [`TrainError`] when the backend cannot read the loss back.
     pub fn train_step(&mut self, batch: &Batch) -> Result<StepLoss, TrainError> {
+        // Subnormal weights and gradients are slow on x86: flushed on this
+        // thread and on the pool threads a large matrix product splits over.
+        shax_nn::flush_denormals();
+        static POOL: std::sync::Once = std::sync::Once::new();
+        POOL.call_once(|| {
+            rayon::broadcast(|_| shax_nn::flush_denormals());
+        });
         let n = batch.len;
         let d = &self.device;
         let shape = [n, batch.features];
