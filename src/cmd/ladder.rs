@@ -26,6 +26,10 @@ pub struct Args {
     /// Worker threads; 0: one per core.
     #[arg(long, default_value_t = 0)]
     threads: usize,
+    /// Games each thread keeps going at once, the network players' leaves of all of
+    /// them in one network call (1 to 1024; as in `shax arena`).
+    #[arg(long, default_value_t = 1)]
+    games_in_flight: usize,
     /// Master seed.
     #[arg(long, default_value_t = 0)]
     seed: u64,
@@ -50,6 +54,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let cfg = LadderConfig {
         games_per_pair: args.games,
         threads: args.threads,
+        games_in_flight: args.games_in_flight,
         seed: args.seed,
         opening_plies: args.openings,
         ..LadderConfig::new(rules, &refs)

@@ -66,6 +66,10 @@ pub struct Args {
     /// Worker threads; 0: one per core.
     #[arg(long, default_value_t = 0)]
     threads: usize,
+    /// Games each thread keeps going at once, the network players' leaves of all of
+    /// them in one network call (1 to 1024; as in `shax arena`).
+    #[arg(long, default_value_t = 32)]
+    games_in_flight: usize,
     /// Master seed.
     #[arg(long, default_value_t = 0)]
     seed: u64,
@@ -121,6 +125,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         ladder_games: a.ladder_games,
         games: a.games,
         threads: a.threads,
+        games_in_flight: a.games_in_flight,
         seed: a.seed,
         out: out.clone(),
     };

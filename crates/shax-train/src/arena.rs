@@ -343,7 +343,12 @@ pub fn openings(rules: Rules, count: usize, plies: u32, seed: u64) -> Vec<Vec<Ac
     out
 }
 
-pub(crate) fn check_common(games: u32, threads: usize, opening: u32) -> Result<(), ArenaError> {
+pub(crate) fn check_common(
+    games: u32,
+    threads: usize,
+    opening: u32,
+    in_flight: usize,
+) -> Result<(), ArenaError> {
     if games == 0 {
         return Err(ArenaError::ZeroGames);
     }
@@ -352,6 +357,9 @@ pub(crate) fn check_common(games: u32, threads: usize, opening: u32) -> Result<(
     }
     if opening > MAX_OPENING {
         return Err(ArenaError::Opening(opening));
+    }
+    if !(1..=MAX_IN_FLIGHT).contains(&in_flight) {
+        return Err(ArenaError::InFlight(in_flight));
     }
     Ok(())
 }
@@ -382,10 +390,12 @@ pub(crate) fn validate(
 ///
 /// When a player returns an illegal action (a bug in that player).
 pub fn run_arena(cfg: &ArenaConfig, registry: &Registry) -> Result<ArenaResult, ArenaError> {
-    check_common(cfg.games, cfg.threads, cfg.opening_plies)?;
-    if !(1..=MAX_IN_FLIGHT).contains(&cfg.games_in_flight) {
-        return Err(ArenaError::InFlight(cfg.games_in_flight));
-    }
+    check_common(
+        cfg.games,
+        cfg.threads,
+        cfg.opening_plies,
+        cfg.games_in_flight,
+    )?;
     let a = validate(registry, &cfg.a, "A")?;
     let b = validate(registry, &cfg.b, "B")?;
     let n = cfg.games as usize;

@@ -31,6 +31,9 @@ pub struct LadderConfig {
     pub opening_plies: u32,
     /// Budget overrides for every decision.
     pub limits: Limits,
+    /// Games each thread keeps going at once, network calls pooled (as
+    /// [`crate::ArenaConfig::games_in_flight`]).
+    pub games_in_flight: usize,
     /// Counts finished games while the ladder runs (for a progress display).
     pub progress: Option<Arc<AtomicU64>>,
 }
@@ -46,6 +49,7 @@ impl LadderConfig {
             seed: 0,
             opening_plies: 4,
             limits: Limits::NONE,
+            games_in_flight: 1,
             progress: None,
         }
     }
@@ -118,9 +122,14 @@ pub struct LadderResult {
 /// # Errors
 ///
 /// [`ArenaError`] for a bad spec, fewer than two players, zero games per pair,
-/// or a thread count or opening length out of range.
+/// or a thread count, opening length or games in flight out of range.
 pub fn run_ladder(cfg: &LadderConfig, registry: &Registry) -> Result<LadderResult, ArenaError> {
-    check_common(cfg.games_per_pair, cfg.threads, cfg.opening_plies)?;
+    check_common(
+        cfg.games_per_pair,
+        cfg.threads,
+        cfg.opening_plies,
+        cfg.games_in_flight,
+    )?;
     if cfg.players.len() < 2 {
         return Err(ArenaError::TooFewPlayers(cfg.players.len()));
     }
@@ -154,7 +163,7 @@ pub fn run_ladder(cfg: &LadderConfig, registry: &Registry) -> Result<LadderResul
         registry,
         &cfg.limits,
         cfg.threads,
-        1,
+        cfg.games_in_flight,
         cfg.progress.as_deref(),
     )?;
     let names: Vec<String> = specs.iter().map(PlayerSpec::to_string).collect();

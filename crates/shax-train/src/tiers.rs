@@ -57,6 +57,9 @@ pub struct TiersConfig {
     pub games: u32,
     /// Worker threads; 0: one per core.
     pub threads: usize,
+    /// Games each thread keeps going at once, network calls pooled (as
+    /// [`crate::ArenaConfig::games_in_flight`]).
+    pub games_in_flight: usize,
     /// Master seed.
     pub seed: u64,
     /// The manifest to write; the chosen checkpoints are copied beside it.
@@ -309,6 +312,7 @@ fn play_ladder(
     let lcfg = LadderConfig {
         games_per_pair: cfg.ladder_games,
         threads: cfg.threads,
+        games_in_flight: cfg.games_in_flight,
         seed: cfg.seed,
         ..LadderConfig::new(cfg.rules, &refs)
     };
@@ -370,6 +374,7 @@ impl Matches for Referee<'_> {
         let acfg = ArenaConfig {
             games,
             threads: self.cfg.threads,
+            games_in_flight: self.cfg.games_in_flight,
             seed: self.cfg.seed ^ salt ^ ((upper as u64) << 8) ^ lower as u64,
             ..ArenaConfig::new(self.cfg.rules, &self.specs[upper], &self.specs[lower])
         };
