@@ -62,14 +62,12 @@ impl Evaluator for UniformEvaluator {
 
 /// A network stand-in with opinions: logits and a value drawn from each
 /// position's key, different between positions and actions, the same on
-/// every call and in every batch. Its clones share the counts of calls and
-/// positions (`Arc`s), so a test can count what many players asked.
+/// every call and in every batch. Its clones share the count of calls (an
+/// `Arc`), so a test can count what many players asked.
 #[derive(Clone, Debug, Default)]
 pub struct HashedEvaluator {
     /// `evaluate` calls so far, by this evaluator and its clones.
     pub calls: Arc<AtomicU64>,
-    /// Positions evaluated so far, by this evaluator and its clones.
-    pub positions: Arc<AtomicU64>,
 }
 
 /// A hash's top bits as a number in `[-1, 1)`.
@@ -87,7 +85,5 @@ impl Evaluator for HashedEvaluator {
             values[i] = 0.9 * unit(p.key());
         }
         self.calls.fetch_add(1, Ordering::Relaxed);
-        self.positions
-            .fetch_add(positions.len() as u64, Ordering::Relaxed);
     }
 }

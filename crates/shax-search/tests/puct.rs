@@ -18,6 +18,20 @@ fn config(sims: u32) -> PuctConfig {
     }
 }
 
+/// A game of fewer than `max_plies` random actions (fewer still if it ends).
+fn random_game(rules: Rules, max_plies: u32, rng: &mut rand::rngs::SmallRng) -> Game {
+    use rand::Rng;
+    let mut game = Game::new(rules);
+    for _ in 0..rng.random_range(0..max_plies) {
+        let legal = game.legal_actions();
+        if legal.is_empty() {
+            break;
+        }
+        game.play(legal[rng.random_range(0..legal.len())]).unwrap();
+    }
+    game
+}
+
 fn search(pos: Position, config: PuctConfig) -> Puct {
     let mut s = Puct::new(config, 7);
     s.set_root(pos, KeyHistory::new(&pos));
@@ -100,14 +114,7 @@ fn every_chosen_action_is_legal_in_random_positions() {
     let mut rng = rand::rngs::SmallRng::seed_from_u64(3);
     for preset in Preset::ALL {
         for _ in 0..40 {
-            let mut game = Game::new(Rules::preset(preset));
-            for _ in 0..rng.random_range(0..120) {
-                let legal = game.legal_actions();
-                if legal.is_empty() {
-                    break;
-                }
-                game.play(legal[rng.random_range(0..legal.len())]).unwrap();
-            }
+            let game = random_game(Rules::preset(preset), 120, &mut rng);
             if game.outcome().is_some() {
                 continue;
             }
@@ -454,7 +461,7 @@ fn a_cutoff_ends_the_network_players_search() {
 /// alone, and one evaluator call a round serves all of them.
 #[test]
 fn pooled_searches_decide_as_alone_with_one_call_a_round() {
-    use rand::{Rng, SeedableRng};
+    use rand::SeedableRng;
     let cfg = PuctConfig {
         leaves_per_batch: 1,
         ..config(48)
@@ -465,14 +472,7 @@ fn pooled_searches_decide_as_alone_with_one_call_a_round() {
     let mut rng = rand::rngs::SmallRng::seed_from_u64(5);
     let mut games = Vec::new();
     for _ in 0..8 {
-        let mut game = Game::new(Rules::default());
-        for _ in 0..rng.random_range(0..30) {
-            let legal = game.legal_actions();
-            if game.outcome().is_some() || legal.is_empty() {
-                break;
-            }
-            game.play(legal[rng.random_range(0..legal.len())]).unwrap();
-        }
+        let game = random_game(Rules::default(), 30, &mut rng);
         if game.outcome().is_none() {
             games.push(game);
         }
