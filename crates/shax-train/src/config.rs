@@ -79,6 +79,10 @@ pub struct SelfPlayConfig {
     pub fast_sims: u32,
     /// Leaves one game puts into a network batch (virtual loss spreads them).
     pub leaves_per_batch: usize,
+    /// `c_init` of the searches' PUCT exploration term (AlphaZero's 1.25).
+    pub c_puct: f32,
+    /// First-play urgency: an unvisited child counts as its parent's value minus this.
+    pub fpu_reduction: f32,
 }
 
 impl Default for SelfPlayConfig {
@@ -97,6 +101,8 @@ impl Default for SelfPlayConfig {
             full_search_fraction: 0.25,
             fast_sims: 8,
             leaves_per_batch: 1,
+            c_puct: 1.25,
+            fpu_reduction: 0.25,
         }
     }
 }
@@ -661,6 +667,8 @@ impl SelfPlayConfig {
             ));
         }
         range("selfplay.leaves_per_batch", s.leaves_per_batch, 1, 64)?;
+        range("selfplay.c_puct", s.c_puct, 0.0, 100.0)?;
+        range("selfplay.fpu_reduction", s.fpu_reduction, 0.0, 2.0)?;
         Ok(())
     }
 }
@@ -770,6 +778,11 @@ mod tests {
             (
                 "[selfplay]\nfast_sims = 64\nsims = 8\n",
                 "selfplay.fast_sims",
+            ),
+            ("[selfplay]\nc_puct = -1.0\n", "selfplay.c_puct"),
+            (
+                "[selfplay]\nfpu_reduction = 3.0\n",
+                "selfplay.fpu_reduction",
             ),
         ];
         for (text, key) in cases {

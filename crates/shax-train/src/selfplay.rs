@@ -119,6 +119,8 @@ impl Worker {
                 cfg.dirichlet_epsilon
             },
             leaves_per_batch: cfg.leaves_per_batch,
+            c_init: cfg.c_puct,
+            fpu_reduction: cfg.fpu_reduction,
             gumbel,
             ..PuctConfig::default()
         };
@@ -352,6 +354,20 @@ pub fn play_generation(
 mod tests {
     use super::*;
     use shax_search::UniformEvaluator;
+
+    #[test]
+    fn searches_take_exploration_and_first_play_urgency_from_the_config() {
+        let cfg = SelfPlayConfig {
+            c_puct: 0.5,
+            fpu_reduction: 0.0,
+            ..SelfPlayConfig::default()
+        };
+        let worker = Worker::new(Rules::default(), &cfg, 1);
+        for full in [true, false] {
+            let c = worker.move_config(full, 30);
+            assert_eq!((c.c_init, c.fpu_reduction), (0.5, 0.0), "full {full}");
+        }
+    }
 
     /// Regression (issue 11): with a Gumbel root, `temperature_moves` and
     /// `final_temperature` had no effect and every move (fast ones too) was
