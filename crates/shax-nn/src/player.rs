@@ -40,9 +40,10 @@ pub const DEFAULT_SIMS: u32 = 64;
 const DEFAULT_BATCH: usize = 1;
 /// A `net:` player explores less than self-play's searches (AlphaZero's
 /// `c_init` 1.25, first-play urgency 0.25): against `alphabeta:depth=4` at 64
-/// simulations (800 games each, three networks) 0.5 and 0 scored 1 to 2.4
-/// points more, and 53.6% head to head against 1.25 and 0.25 (400 games);
-/// level at 1,600 simulations against `alphabeta:ms=100` (100 games).
+/// simulations 0.5 and 0 scored 1 to 2.8 points more on Shax (three networks,
+/// 800 games each), 7 to 8 on Nine Men's Morris and Morabaraba (400 games
+/// each), and 53.6% head to head against 1.25 and 0.25 (400 games); level at
+/// 1,600 simulations against `alphabeta:ms=100` (100 games).
 pub const DEFAULT_CPUCT: f32 = 0.5;
 /// First-play urgency of a `net:` player (see [`DEFAULT_CPUCT`]).
 pub const DEFAULT_FPU: f32 = 0.0;
