@@ -14,6 +14,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 use shax_core::Rules;
 use shax_nn::{Backend, ModelConfig, ModelConfigError};
+use shax_search::PuctConfig;
 
 /// A config that cannot be used, naming the file and the key.
 #[derive(Debug, thiserror::Error)]
@@ -79,7 +80,7 @@ pub struct SelfPlayConfig {
     pub fast_sims: u32,
     /// Leaves one game puts into a network batch (virtual loss spreads them).
     pub leaves_per_batch: usize,
-    /// `c_init` of the searches' PUCT exploration term (AlphaZero's 1.25).
+    /// `c_init` of the searches' PUCT exploration term (default: the search's own, AlphaZero's 1.25).
     pub c_puct: f32,
     /// First-play urgency: an unvisited child counts as its parent's value minus this.
     pub fpu_reduction: f32,
@@ -87,6 +88,7 @@ pub struct SelfPlayConfig {
 
 impl Default for SelfPlayConfig {
     fn default() -> Self {
+        let search = PuctConfig::default();
         SelfPlayConfig {
             workers: 0,
             games_in_flight: 32,
@@ -101,8 +103,8 @@ impl Default for SelfPlayConfig {
             full_search_fraction: 0.25,
             fast_sims: 8,
             leaves_per_batch: 1,
-            c_puct: 1.25,
-            fpu_reduction: 0.25,
+            c_puct: search.c_init,
+            fpu_reduction: search.fpu_reduction,
         }
     }
 }
