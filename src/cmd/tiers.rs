@@ -43,6 +43,11 @@ pub struct Args {
     /// it wins); it must be among the candidates. Empty: no such bound.
     #[arg(long, default_value = "alphabeta:depth=2")]
     beginner_below: String,
+    /// A player pinned as `master` (any spec; added to the candidates when not
+    /// among them): the other tiers are chosen among the candidates rated
+    /// below it. Default: the strongest candidate, by the ladder.
+    #[arg(long)]
+    master: Option<String>,
     /// The score against `random` the weakest tier must reach (by the ladder's
     /// ratings). Lower it for a game where chance decides many games (in
     /// shax-flying the strongest players score about 90%).
@@ -118,6 +123,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         temps: a.temps,
         classic: a.classic,
         beginner_below: Some(a.beginner_below).filter(|b| !b.is_empty()),
+        master: a.master,
         beginner_floor: a.beginner_floor,
         band: (a.band[0], a.band[1]),
         screen_games: a.screen_games,

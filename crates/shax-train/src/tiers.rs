@@ -41,6 +41,10 @@ pub struct TiersConfig {
     pub classic: Vec<String>,
     /// The candidate `beginner` must be rated below, if any.
     pub beginner_below: Option<String>,
+    /// A player pinned as the top tier (added to the candidates when not
+    /// among them); the tiers below are chosen among the candidates rated
+    /// below it. `None`: the strongest candidate is the top tier.
+    pub master: Option<String>,
     /// The score against `random` the weakest tier must reach (by the
     /// ladder's ratings); 0.9 in games that reward skill from the first move,
     /// lower where chance decides many games (Shax with flying).
@@ -202,6 +206,11 @@ impl TiersConfig {
                 }
             }
         }
+        if let Some(m) = &self.master
+            && !specs.contains(m)
+        {
+            specs.push(m.clone());
+        }
         specs
     }
 }
@@ -261,11 +270,14 @@ pub fn calibrate(
         .iter()
         .map(|r| (r.player.clone(), r.elo))
         .collect();
-    let pool = eligible(
+    let mut pool = eligible(
         &ratings,
         cfg.tiers.len(),
         elo_from_score(cfg.beginner_floor),
     )?;
+    if let Some(master) = &cfg.master {
+        pool = pin_master(&ratings, pool, master, cfg.tiers.len())?;
+    }
     let bottom_end = beginner_bound(cfg, &ratings, &pool)?;
     let mut chosen = choose(&ratings, &pool, cfg.tiers.len());
     let mut referee = Referee {
@@ -524,6 +536,34 @@ fn eligible(ratings: &[(String, f64)], tiers: usize, floor: f64) -> Result<Vec<u
     Ok(pool)
 }
 
+/// The pool cut to `master` and the candidates rated below it, `master`
+/// last (the top tier), when enough are left for `tiers` tiers.
+fn pin_master(
+    ratings: &[(String, f64)],
+    pool: Vec<usize>,
+    master: &str,
+    tiers: usize,
+) -> Result<Vec<usize>, TiersError> {
+    let Some(&m) = pool.iter().find(|&&i| ratings[i].0 == master) else {
+        return Err(TiersError::Candidates(format!(
+            "--master {master} is rated below the beginner's floor against random"
+        )));
+    };
+    let mut below: Vec<usize> = pool
+        .into_iter()
+        .filter(|&i| i != m && ratings[i].1 < ratings[m].1)
+        .collect();
+    if below.len() + 1 < tiers {
+        return Err(TiersError::Candidates(format!(
+            "only {} candidates rated between the beginner's floor and --master {master}; {tiers} tiers need {}",
+            below.len(),
+            tiers - 1
+        )));
+    }
+    below.push(m);
+    Ok(below)
+}
+
 /// The first guess for `tiers` tiers, as positions in `pool`: the lowest tier
 /// the weakest, the highest the strongest, those between the candidates
 /// nearest to even steps in (ladder) Elo.
@@ -766,6 +806,28 @@ mod tests {
         let elos: Vec<f64> = choose(&r, &pool, 3).iter().map(|&p| r[pool[p]].1).collect();
         assert_eq!(elos, [400.0, 800.0, 1200.0]);
         assert!(eligible(&r[..5], 2, elo_from_score(0.9)).is_ok());
+    }
+
+    #[test]
+    fn a_pinned_master_tops_the_pool_and_drops_the_candidates_above_it() {
+        let r = ratings(&[
+            0.0, 100.0, 400.0, 450.0, 600.0, 640.0, 800.0, 1000.0, 1200.0,
+        ]);
+        let pool = eligible(&r, 5, elo_from_score(0.9)).unwrap();
+        // p7 (1000) pinned: p8 (1200) is left out, the tiers end at p7.
+        let pinned = pin_master(&r, pool.clone(), "p7", 5).unwrap();
+        let names: Vec<&str> = pinned.iter().map(|&i| r[i].0.as_str()).collect();
+        assert_eq!(names, ["p2", "p3", "p4", "p5", "p6", "p7"]);
+        let elos: Vec<f64> = choose(&r, &pinned, 5)
+            .iter()
+            .map(|&p| r[pinned[p]].1)
+            .collect();
+        assert_eq!(elos, [400.0, 600.0, 640.0, 800.0, 1000.0]);
+        // Too few below it, or below the floor: errors that name the flag.
+        let few = pin_master(&r, pool.clone(), "p4", 5).unwrap_err();
+        assert!(few.to_string().contains("--master p4"), "{few}");
+        let weak = pin_master(&r, pool, "p1", 3).unwrap_err();
+        assert!(weak.to_string().contains("floor"), "{weak}");
     }
 
     #[test]
