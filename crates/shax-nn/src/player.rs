@@ -26,10 +26,21 @@ pub const BATCH: Param<usize> = Param::new("batch", 1, 1024);
 /// Move temperature (default 0: the most visited action).
 pub const TEMP: Param<f32> = Param::new("temp", 0.0, 10.0);
 /// `c_init` of the exploration term (default [`DEFAULT_CPUCT`]).
-pub const CPUCT: Param<f32> = Param::new("cpuct", 0.0, 100.0);
+pub const CPUCT: Param<f32> = Param::new(
+    "cpuct",
+    PuctConfig::C_INIT_RANGE.0,
+    PuctConfig::C_INIT_RANGE.1,
+);
 /// First-play urgency: an unvisited child counts as its parent's value minus
 /// this (default [`DEFAULT_FPU`]; values are in [-1, 1]).
-pub const FPU: Param<f32> = Param::new("fpu", 0.0, 2.0);
+pub const FPU: Param<f32> = Param::new(
+    "fpu",
+    PuctConfig::FPU_REDUCTION_RANGE.0,
+    PuctConfig::FPU_REDUCTION_RANGE.1,
+);
+/// Proving won and lost positions in the tree (`solver=1`; default off):
+/// see [`PuctConfig::solver`].
+pub const SOLVER: Param<u32> = Param::new("solver", 0, 1);
 
 /// Default simulations of a `net:` player.
 pub const DEFAULT_SIMS: u32 = 64;
@@ -70,12 +81,13 @@ impl WeightsCache {
 /// The help line of the `net` kind.
 pub fn net_help() -> String {
     format!(
-        "net:<checkpoint>[,gumbel] {} {} {} {} {} {} - MCTS guided by a network (sims default {DEFAULT_SIMS}, batch {DEFAULT_BATCH}: leaves per network call, cpuct {DEFAULT_CPUCT}, fpu {DEFAULT_FPU})",
+        "net:<checkpoint>[,gumbel] {} {} {} {} {} {} {} - MCTS guided by a network (sims default {DEFAULT_SIMS}, batch {DEFAULT_BATCH}: leaves per network call, cpuct {DEFAULT_CPUCT}, fpu {DEFAULT_FPU})",
         SIMS.help(),
         BATCH.help(),
         TEMP.help(),
         CPUCT.help(),
         FPU.help(),
+        SOLVER.help(),
         SEED.help()
     )
 }
@@ -133,7 +145,9 @@ fn build_net(
 /// What a `net:` spec asks for: the checkpoint's path, the search's settings
 /// and the move temperature.
 fn search_config(spec: &PlayerSpec) -> Result<(&str, PuctConfig, f32), SpecError> {
-    spec.check_params(&[SIMS.key, BATCH.key, TEMP.key, CPUCT.key, FPU.key, SEED.key])?;
+    spec.check_params(&[
+        SIMS.key, BATCH.key, TEMP.key, CPUCT.key, FPU.key, SOLVER.key, SEED.key,
+    ])?;
     let args_err = |why: String| SpecError::Arguments {
         kind: spec.kind.clone(),
         why,
@@ -158,6 +172,7 @@ fn search_config(spec: &PlayerSpec) -> Result<(&str, PuctConfig, f32), SpecError
         fpu_reduction: spec.get_or(FPU, DEFAULT_FPU)?,
         leaves_per_batch: batch.min(sims as usize),
         gumbel: gumbel.then(GumbelConfig::default),
+        solver: spec.get_or(SOLVER, 0)? == 1,
         ..PuctConfig::default()
     };
     Ok((path, config, spec.get_or(TEMP, 0.0)?))
@@ -192,6 +207,13 @@ mod tests {
     }
 
     #[test]
+    fn the_solver_is_off_unless_asked_for() {
+        assert!(!config("net:a.bpk").solver);
+        assert!(!config("net:a.bpk,solver=0").solver);
+        assert!(config("net:a.bpk,solver=1").solver);
+    }
+
+    #[test]
     fn a_bad_spec_names_what_is_wrong() {
         let err = |s: &str| search_config(&s.parse().unwrap()).unwrap_err().to_string();
         assert!(err("net:a.bpk,batch=0").contains("batch"));
@@ -199,5 +221,6 @@ mod tests {
         assert!(err("net").contains("checkpoint path"));
         assert!(err("net:a.bpk,fpu=-1").contains("fpu"));
         assert!(err("net:a.bpk,cpuct=x").contains("cpuct"));
+        assert!(err("net:a.bpk,solver=2").contains("solver"));
     }
 }

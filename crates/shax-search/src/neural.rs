@@ -8,6 +8,7 @@ use std::time::Instant;
 
 use shax_core::{Action, KeyHistory, Position};
 
+use crate::eval::WIN_BOUND;
 use crate::evaluator::Evaluator;
 use crate::player::{Limits, Player, SearchInfo};
 use crate::puct::{EvalBuffers, Puct, PuctConfig, step_batched, step_capped};
@@ -99,7 +100,12 @@ impl NeuralPlayer {
         self.info = Some(SearchInfo {
             depth: 0,
             nodes: u64::from(self.search.done()),
-            score: (stats.value * 1000.0) as i32,
+            // A result the solver proved scores as alpha-beta's found wins.
+            score: match self.search.proven() {
+                Some(v) if v > 0.0 => WIN_BOUND,
+                Some(_) => -WIN_BOUND,
+                None => (stats.value * 1000.0) as i32,
+            },
             pv: action.into_iter().collect(),
         });
         let mut config = *self.search.config();

@@ -53,7 +53,8 @@ pub struct SearchInfo {
     /// Nodes searched or simulations run.
     pub nodes: u64,
     /// Score from the point of view of the player to act: centi-pieces for
-    /// alpha-beta (a win is `>= 29000`), `1000 * mean value` for MCTS.
+    /// alpha-beta (a win is `>= 29000`), `1000 * mean value` for MCTS
+    /// (`29000` or `-29000` for a result its solver proved).
     pub score: i32,
     /// Principal variation, the chosen action first (may hold only it).
     pub pv: Vec<Action>,

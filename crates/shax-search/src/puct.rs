@@ -12,6 +12,13 @@
 //! nothing assumes alternation. Finished games use the true result
 //! (repetition included, through the path's history).
 //!
+//! With [`PuctConfig::solver`], won and lost games found in the tree are
+//! proven up it (MCTS-Solver, Winands et al. 2008): a node where the player
+//! to act has a winning action is won, one where every action loses is lost;
+//! the search then plays a proven win, never chooses a proven loss while
+//! another action is open, backs up a proven node's exact value without
+//! searching below it, and stops once the root is proven.
+//!
 //! Many games in flight: each [`Puct`] gathers its leaves, [`run_batched`]
 //! puts the leaves of all searches into one evaluator call.
 
@@ -78,6 +85,17 @@ pub struct PuctConfig {
     pub virtual_loss: f32,
     /// Gumbel root instead of PUCT and noise at the root.
     pub gumbel: Option<GumbelConfig>,
+    /// Prove won and lost nodes from finished games in the tree (see the
+    /// module docs).
+    pub solver: bool,
+}
+
+impl PuctConfig {
+    /// The `c_init` a user may set (a player spec, a training config).
+    pub const C_INIT_RANGE: (f32, f32) = (0.0, 100.0);
+    /// The `fpu_reduction` a user may set: values are in [-1, 1], so 2 keeps
+    /// every unvisited child behind every visited one.
+    pub const FPU_REDUCTION_RANGE: (f32, f32) = (0.0, 2.0);
 }
 
 impl Default for PuctConfig {
@@ -92,6 +110,7 @@ impl Default for PuctConfig {
             leaves_per_batch: 8,
             virtual_loss: 1.0,
             gumbel: None,
+            solver: false,
         }
     }
 }
@@ -106,6 +125,34 @@ enum State {
     Expanded,
     /// The game is over here.
     Terminal,
+}
+
+/// What the solver has proven about a node, from its `mover`'s view.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Proof {
+    Unknown,
+    Win,
+    Loss,
+}
+
+impl Proof {
+    /// The proven result (1 a win, -1 a loss).
+    fn value(self) -> Option<f32> {
+        match self {
+            Proof::Unknown => None,
+            Proof::Win => Some(1.0),
+            Proof::Loss => Some(-1.0),
+        }
+    }
+
+    /// The same result from the other player's view.
+    fn flipped(self) -> Proof {
+        match self {
+            Proof::Unknown => Proof::Unknown,
+            Proof::Win => Proof::Loss,
+            Proof::Loss => Proof::Win,
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -128,6 +175,8 @@ struct Node {
     value_sum: f32,
     /// For terminal nodes: the result for `to_act`.
     terminal_value: f32,
+    /// What the solver proved, from `mover`'s view.
+    proof: Proof,
 }
 
 impl Node {
@@ -146,6 +195,7 @@ impl Node {
             in_flight: 0,
             value_sum: 0.0,
             terminal_value: 0.0,
+            proof: Proof::Unknown,
         }
     }
 
@@ -183,6 +233,9 @@ pub struct RootStats {
     pub target: Vec<f32>,
     /// The root's value for the player to act (the mean over its visits).
     pub value: f32,
+    /// What the solver proved of each action for the player to act at the
+    /// root: 1 a win, -1 a loss (always `None` without [`PuctConfig::solver`]).
+    pub proven: Vec<Option<f32>>,
 }
 
 /// One game's search tree.
@@ -306,6 +359,7 @@ impl Puct {
             // A reused node kept its values from the view of the player who
             // moved into it; the root keeps them from its player to act's.
             root.value_sum = -root.value_sum;
+            root.proof = root.proof.flipped();
             root.mover = pos.to_act();
         }
         self.start_visits = root.visits;
@@ -506,6 +560,12 @@ impl Puct {
             .collect()
     }
 
+    /// The root's result for its player to act when the solver proved it
+    /// (1 a win, -1 a loss).
+    pub fn proven(&self) -> Option<f32> {
+        self.nodes.get(self.root as usize)?.proof.value()
+    }
+
     /// Simulations completed in this decision's search.
     pub fn done(&self) -> u32 {
         if self.root == NONE {
@@ -516,9 +576,7 @@ impl Puct {
 
     /// Whether this decision's search has used its budget.
     pub fn finished(&self) -> bool {
-        self.root == NONE
-            || self.done() >= self.config.simulations
-            || self.nodes[self.root as usize].state == State::Terminal
+        self.root == NONE || self.done() >= self.config.simulations || self.root_settled()
     }
 
     /// The positions waiting for the evaluator, in order.
@@ -542,9 +600,7 @@ impl Puct {
         let mut attempts = 0;
         while self.pending.len() < max_leaves && attempts < 4 * max_leaves.max(1) {
             let budget_left = self.config.simulations.saturating_sub(self.done()) as usize;
-            if budget_left <= self.pending.len()
-                || self.nodes[self.root as usize].state == State::Terminal
-            {
+            if budget_left <= self.pending.len() || self.root_settled() {
                 break;
             }
             // The root is expanded by the first evaluation alone.
@@ -567,7 +623,13 @@ impl Puct {
         let mut scheduled = None;
         loop {
             self.nodes[idx as usize].in_flight += 1;
-            match self.nodes[idx as usize].state {
+            let n = self.nodes[idx as usize];
+            if let Some(v) = n.proof.value() {
+                // Proven: its value is known, nothing below needs a visit.
+                self.backup(idx, v, n.mover);
+                break;
+            }
+            match n.state {
                 State::Terminal => {
                     let n = self.nodes[idx as usize];
                     self.backup(idx, n.terminal_value, n.to_act);
@@ -591,6 +653,9 @@ impl Puct {
                         node.terminal_value = o.value_for(pos.to_act());
                         let v = node.terminal_value;
                         self.backup(idx, v, pos.to_act());
+                        if self.config.solver {
+                            self.prove_terminal(idx);
+                        }
                     } else {
                         node.state = State::Pending;
                         self.pending.push((idx, pos));
@@ -639,6 +704,12 @@ impl Puct {
         let mut best = (f32::NEG_INFINITY, p.first_child);
         for ci in p.children() {
             let ch = &self.nodes[ci];
+            // A child's proof is from the chooser's view.
+            match ch.proof {
+                Proof::Win => return ci as u32,
+                Proof::Loss => continue,
+                Proof::Unknown => {}
+            }
             let n = ch.visits + ch.in_flight;
             let q = if n == 0 {
                 fpu
@@ -651,6 +722,59 @@ impl Puct {
             }
         }
         best.1
+    }
+
+    /// A finished game's proof (a draw proves nothing), carried up the tree.
+    fn prove_terminal(&mut self, idx: u32) {
+        let n = &mut self.nodes[idx as usize];
+        let for_mover = if n.mover == n.to_act {
+            n.terminal_value
+        } else {
+            -n.terminal_value
+        };
+        n.proof = if for_mover >= 1.0 {
+            Proof::Win
+        } else if for_mover <= -1.0 {
+            Proof::Loss
+        } else {
+            return;
+        };
+        let parent = n.parent;
+        self.prove_up(parent);
+    }
+
+    /// Proves `idx` and then its ancestors from their children's proofs,
+    /// while there is something new to prove: won when the player to act
+    /// has a proven win, lost when every action is a proven loss.
+    fn prove_up(&mut self, mut idx: u32) {
+        while idx != NONE {
+            let n = self.nodes[idx as usize];
+            if n.state != State::Expanded || n.proof != Proof::Unknown {
+                return;
+            }
+            let kids = &self.nodes[n.children()];
+            // The children's proofs are from the view of `n.to_act`.
+            let for_chooser = if kids.iter().any(|c| c.proof == Proof::Win) {
+                Proof::Win
+            } else if kids.iter().all(|c| c.proof == Proof::Loss) {
+                Proof::Loss
+            } else {
+                return;
+            };
+            self.nodes[idx as usize].proof = if n.mover == n.to_act {
+                for_chooser
+            } else {
+                for_chooser.flipped()
+            };
+            idx = n.parent;
+        }
+    }
+
+    /// Whether nothing is left to search at the root: the game is over
+    /// there, or the solver proved its result.
+    fn root_settled(&self) -> bool {
+        let root = &self.nodes[self.root as usize];
+        root.state == State::Terminal || root.proof != Proof::Unknown
     }
 
     fn undo_flight(&mut self, mut idx: u32) {
@@ -766,6 +890,7 @@ impl Puct {
             } else {
                 0.0
             },
+            proven: kids.iter().map(|n| n.proof.value()).collect(),
         }
     }
 
@@ -780,15 +905,32 @@ impl Puct {
         if range.is_empty() {
             return None;
         }
+        let kids = &self.nodes[range.clone()];
+        if let Some(win) = kids
+            .iter()
+            .filter(|n| n.proof == Proof::Win)
+            .max_by_key(|n| n.visits)
+        {
+            return Some(win.action);
+        }
+        // Proven losses only when nothing else is left.
+        let open: Vec<Node> = kids
+            .iter()
+            .filter(|n| n.proof != Proof::Loss)
+            .copied()
+            .collect();
+        let kids = if open.is_empty() { kids } else { &open[..] };
         if self.config.gumbel.is_some() && !self.candidates.is_empty() {
             let sigma = self.sigma_completed_q();
+            let open = |c: u32| self.nodes[c as usize].proof != Proof::Loss;
             let best = self.candidates.iter().copied().max_by(|&a, &b| {
-                self.gumbel_score(a, &sigma)
-                    .total_cmp(&self.gumbel_score(b, &sigma))
+                (open(a).cmp(&open(b))).then(
+                    self.gumbel_score(a, &sigma)
+                        .total_cmp(&self.gumbel_score(b, &sigma)),
+                )
             })?;
             return Some(self.nodes[best as usize].action);
         }
-        let kids = &self.nodes[range];
         if temperature <= 1e-3 {
             let best = kids
                 .iter()

@@ -4,7 +4,7 @@
 use shax_core::{Action, Color, Game, KeyHistory, POLICY_SIZE, Position, Preset, Rules, Task};
 use shax_search::{
     Evaluator, GumbelConfig, HashedEvaluator, Limits, NeuralPlayer, Player, Puct, PuctConfig,
-    UniformEvaluator, run_batched,
+    UniformEvaluator, history_of, run_batched,
 };
 
 /// White: a7 d7 g4 c3; Black: b6 d3 f2. White wins at once with g4-g7 (the
@@ -509,4 +509,132 @@ fn pooled_searches_decide_as_alone_with_one_call_a_round() {
         calls(&pooled_eval),
         calls(&alone_eval)
     );
+}
+
+/// With the solver, the win in one is proven: the search plays it and stops
+/// long before its budget.
+#[test]
+fn the_solver_proves_a_win_in_one_and_stops_searching() {
+    for preset in Preset::ALL {
+        let pos = Position::from_fen(Rules::preset(preset), WIN_IN_ONE).unwrap();
+        let mut s = search(
+            pos,
+            PuctConfig {
+                solver: true,
+                ..config(4000)
+            },
+        );
+        assert_eq!(s.proven(), Some(1.0), "{preset}");
+        assert!(s.done() < 1000, "{preset}: {} simulations", s.done());
+        assert_eq!(s.best_action(0.0), Some("g4-g7".parse().unwrap()));
+        let stats = s.root_stats();
+        let win = stats.actions.iter().position(|a| a.to_string() == "g4-g7");
+        assert_eq!(stats.proven[win.unwrap()], Some(1.0));
+        // Without the solver nothing is proven and the budget is spent.
+        let s = search(pos, config(400));
+        assert_eq!((s.proven(), s.done()), (None, 400), "{preset}");
+    }
+}
+
+/// The result the player to act can force within `depth` plies: 1 a win,
+/// -1 a loss, `None` when a draw or the horizon is in the way.
+fn forced(game: &mut Game, depth: u32) -> Option<f32> {
+    let me = game.position().to_act();
+    if let Some(o) = game.outcome() {
+        let v = o.value_for(me);
+        return (v != 0.0).then_some(v);
+    }
+    if depth == 0 {
+        return None;
+    }
+    let mut all_lost = true;
+    for &a in game.legal_actions().iter() {
+        game.play(a).unwrap();
+        let r = forced(game, depth - 1).map(|v| {
+            if game.position().to_act() == me {
+                v
+            } else {
+                -v
+            }
+        });
+        game.undo();
+        match r {
+            Some(v) if v > 0.0 => return Some(1.0),
+            Some(_) => {}
+            None => all_lost = false,
+        }
+    }
+    all_lost.then_some(-1.0)
+}
+
+/// Every action the solver proves won or lost is, by exhaustive search, as
+/// far as a short horizon can tell; the search plays a proven win when it has
+/// one and a proven loss only when nothing else is left (Nine Men's Morris:
+/// a blocked side loses, so won and lost games are near in late positions).
+#[test]
+fn the_solvers_proofs_agree_with_exhaustive_search() {
+    use rand::SeedableRng;
+    let rules = Rules::preset(Preset::NineMensMorris);
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(5);
+    let cfg = PuctConfig {
+        solver: true,
+        leaves_per_batch: 4,
+        ..config(1500)
+    };
+    let (mut confirmed, mut played_wins) = (0, 0);
+    for _ in 0..120 {
+        let game = random_game(rules, 160, &mut rng);
+        if game.outcome().is_some() {
+            continue;
+        }
+        let pos = *game.position();
+        let mut s = Puct::new(cfg, 1);
+        s.set_root(pos, history_of(&game));
+        s.run(&mut UniformEvaluator::default());
+        let stats = s.root_stats();
+        for (a, proof) in stats.actions.iter().zip(&stats.proven) {
+            let Some(p) = *proof else { continue };
+            let mut g = game.clone();
+            g.play(*a).unwrap();
+            let sign = if g.position().to_act() == pos.to_act() {
+                1.0
+            } else {
+                -1.0
+            };
+            if let Some(v) = forced(&mut g, 3) {
+                assert_eq!(sign * v, p, "{a} in {}", pos.fen());
+                confirmed += 1;
+            }
+        }
+        let best = s.best_action(0.0).unwrap();
+        let k = stats.actions.iter().position(|&a| a == best).unwrap();
+        if stats.proven.contains(&Some(1.0)) {
+            assert_eq!(stats.proven[k], Some(1.0), "a proven win is played");
+            played_wins += 1;
+        } else if stats.proven.iter().any(|p| *p != Some(-1.0)) {
+            assert_ne!(stats.proven[k], Some(-1.0), "a proven loss is avoided");
+        }
+    }
+    assert!(confirmed >= 20, "only {confirmed} proofs checked");
+    assert!(played_wins >= 3, "only {played_wins} proven wins met");
+}
+
+/// A proven win reaches `info score` on alpha-beta's scale of found wins.
+#[test]
+fn a_proven_win_scores_as_a_found_win() {
+    let pos = Position::from_fen(Rules::default(), WIN_IN_ONE).unwrap();
+    let game = Game::from_position(pos);
+    for (solver, expect_win) in [(true, true), (false, false)] {
+        let mut player = NeuralPlayer::new(
+            "test".to_string(),
+            PuctConfig {
+                solver,
+                ..config(400)
+            },
+            Box::new(UniformEvaluator::default()) as Box<dyn Evaluator + Send>,
+        );
+        player.choose_in_game(&game, &Limits::NONE, 1).unwrap();
+        let score = player.info().unwrap().score;
+        assert_eq!(score == shax_search::WIN_BOUND, expect_win, "score {score}");
+    }
 }

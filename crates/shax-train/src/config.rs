@@ -669,8 +669,10 @@ impl SelfPlayConfig {
             ));
         }
         range("selfplay.leaves_per_batch", s.leaves_per_batch, 1, 64)?;
-        range("selfplay.c_puct", s.c_puct, 0.0, 100.0)?;
-        range("selfplay.fpu_reduction", s.fpu_reduction, 0.0, 2.0)?;
+        let (lo, hi) = PuctConfig::C_INIT_RANGE;
+        range("selfplay.c_puct", s.c_puct, lo, hi)?;
+        let (lo, hi) = PuctConfig::FPU_REDUCTION_RANGE;
+        range("selfplay.fpu_reduction", s.fpu_reduction, lo, hi)?;
         Ok(())
     }
 }
