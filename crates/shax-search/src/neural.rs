@@ -52,6 +52,12 @@ impl NeuralPlayer {
     #[must_use]
     pub fn with_temperature(mut self, t: f32) -> NeuralPlayer {
         self.temperature = t.max(0.0);
+        if self.temperature > 0.0 {
+            // Sampling by visits needs every visit the budget allows.
+            let mut config = *self.search.config();
+            config.stop_when_decided = false;
+            self.search.set_config(config);
+        }
         self
     }
 

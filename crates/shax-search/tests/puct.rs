@@ -638,3 +638,51 @@ fn a_proven_win_scores_as_a_found_win() {
         assert_eq!(score == shax_search::WIN_BOUND, expect_win, "score {score}");
     }
 }
+
+/// Stopping once decided plays what the whole budget would have played, in
+/// fewer simulations.
+#[test]
+fn a_search_stopped_once_decided_chooses_as_the_whole_budget_would() {
+    use rand::SeedableRng;
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(9);
+    let (mut positions, mut saved) = (0, 0u32);
+    for preset in Preset::ALL {
+        for batch in [1, 8] {
+            for _ in 0..6 {
+                let game = random_game(Rules::preset(preset), 60, &mut rng);
+                if game.outcome().is_some() {
+                    continue;
+                }
+                let run = |stop_when_decided| {
+                    let mut s = Puct::new(
+                        PuctConfig {
+                            stop_when_decided,
+                            leaves_per_batch: batch,
+                            ..config(800)
+                        },
+                        4,
+                    );
+                    s.set_root(*game.position(), history_of(&game));
+                    s.run(&mut HashedEvaluator::default());
+                    (s.best_action(0.0), s.done())
+                };
+                let (whole, all) = run(false);
+                let (early, done) = run(true);
+                assert_eq!(all, 800);
+                assert_eq!(
+                    early,
+                    whole,
+                    "{preset}, batch {batch}: {}",
+                    game.position().fen()
+                );
+                positions += 1;
+                saved += all - done;
+            }
+        }
+    }
+    // Random positions from random games often have a clear best action.
+    assert!(
+        saved > positions * 100,
+        "{saved} simulations saved over {positions} positions"
+    );
+}
