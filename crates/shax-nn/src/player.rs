@@ -85,7 +85,7 @@ impl WeightsCache {
 /// The help line of the `net` kind.
 pub fn net_help() -> String {
     format!(
-        "net:<checkpoint>[,gumbel] {} {} {} {} {} {} {} {} - MCTS guided by a network (sims default {DEFAULT_SIMS}, batch {DEFAULT_BATCH}: leaves per network call, cpuct {DEFAULT_CPUCT}, fpu {DEFAULT_FPU})",
+        "net:<checkpoint>[,gumbel] {} {} {} {} {} {} {} {} - MCTS guided by a network (sims default {DEFAULT_SIMS}, batch {DEFAULT_BATCH}: leaves per network call, cpuct {DEFAULT_CPUCT}, fpu {DEFAULT_FPU}, solver 0: off, early 1: stop once decided)",
         SIMS.help(),
         BATCH.help(),
         TEMP.help(),
