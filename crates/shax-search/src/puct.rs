@@ -609,7 +609,7 @@ impl Puct {
         let mut attempts = 0;
         while self.pending.len() < max_leaves && attempts < 4 * max_leaves.max(1) {
             let budget_left = self.config.simulations.saturating_sub(self.done()) as usize;
-            if budget_left <= self.pending.len() || self.root_settled() || self.decided() {
+            if budget_left <= self.pending.len() || self.root_settled() {
                 break;
             }
             // The root is expanded by the first evaluation alone.
@@ -640,7 +640,6 @@ impl Puct {
             }
             match n.state {
                 State::Terminal => {
-                    let n = self.nodes[idx as usize];
                     self.backup(idx, n.terminal_value, n.to_act);
                     break;
                 }
@@ -788,7 +787,8 @@ impl Puct {
 
     /// Whether [`PuctConfig::stop_when_decided`] ends the search: the most
     /// visited root action that is not a proven loss leads the next by more
-    /// visits than the budget has left.
+    /// visits than the budget has left. Checked once a round ([`Puct::finished`]),
+    /// not for every leaf of a gathering: visits change when the leaves are applied.
     fn decided(&self) -> bool {
         if !self.config.stop_when_decided || self.config.gumbel.is_some() {
             return false;
