@@ -45,6 +45,9 @@ pub const SOLVER: Param<u32> = Param::new("solver", 0, 1);
 /// (`early=1`, the default; `early=0` spends every simulation): the same
 /// choice at temperature 0 in less time. See [`PuctConfig::stop_when_decided`].
 pub const EARLY: Param<u32> = Param::new("early", 0, 1);
+/// A position that repeats one since the search's root scored as a draw
+/// (`twofold=1`; default off): see [`PuctConfig::two_fold_draws`].
+pub const TWOFOLD: Param<u32> = Param::new("twofold", 0, 1);
 
 /// Default simulations of a `net:` player.
 pub const DEFAULT_SIMS: u32 = 64;
@@ -85,7 +88,7 @@ impl WeightsCache {
 /// The help line of the `net` kind.
 pub fn net_help() -> String {
     format!(
-        "net:<checkpoint>[,gumbel] {} {} {} {} {} {} {} {} - MCTS guided by a network (sims default {DEFAULT_SIMS}, batch {DEFAULT_BATCH}: leaves per network call, cpuct {DEFAULT_CPUCT}, fpu {DEFAULT_FPU}, solver 0: off, early 1: stop once decided)",
+        "net:<checkpoint>[,gumbel] {} {} {} {} {} {} {} {} {} - MCTS guided by a network (sims default {DEFAULT_SIMS}, batch {DEFAULT_BATCH}: leaves per network call, cpuct {DEFAULT_CPUCT}, fpu {DEFAULT_FPU}, solver 0: off, early 1: stop once decided, twofold 0: repetitions are draws at the third)",
         SIMS.help(),
         BATCH.help(),
         TEMP.help(),
@@ -93,6 +96,7 @@ pub fn net_help() -> String {
         FPU.help(),
         SOLVER.help(),
         EARLY.help(),
+        TWOFOLD.help(),
         SEED.help()
     )
 }
@@ -151,7 +155,15 @@ fn build_net(
 /// and the move temperature.
 fn search_config(spec: &PlayerSpec) -> Result<(&str, PuctConfig, f32), SpecError> {
     spec.check_params(&[
-        SIMS.key, BATCH.key, TEMP.key, CPUCT.key, FPU.key, SOLVER.key, EARLY.key, SEED.key,
+        SIMS.key,
+        BATCH.key,
+        TEMP.key,
+        CPUCT.key,
+        FPU.key,
+        SOLVER.key,
+        EARLY.key,
+        TWOFOLD.key,
+        SEED.key,
     ])?;
     let args_err = |why: String| SpecError::Arguments {
         kind: spec.kind.clone(),
@@ -179,6 +191,7 @@ fn search_config(spec: &PlayerSpec) -> Result<(&str, PuctConfig, f32), SpecError
         gumbel: gumbel.then(GumbelConfig::default),
         solver: spec.get_or(SOLVER, 0)? == 1,
         stop_when_decided: spec.get_or(EARLY, 1)? == 1,
+        two_fold_draws: spec.get_or(TWOFOLD, 0)? == 1,
         ..PuctConfig::default()
     };
     Ok((path, config, spec.get_or(TEMP, 0.0)?))
@@ -220,6 +233,12 @@ mod tests {
     }
 
     #[test]
+    fn repetitions_are_draws_at_the_second_only_when_asked() {
+        assert!(!config("net:a.bpk").two_fold_draws);
+        assert!(config("net:a.bpk,twofold=1").two_fold_draws);
+    }
+
+    #[test]
     fn a_search_stops_once_decided_unless_told_not_to() {
         assert!(config("net:a.bpk").stop_when_decided);
         assert!(!config("net:a.bpk,early=0").stop_when_decided);
@@ -234,5 +253,6 @@ mod tests {
         assert!(err("net:a.bpk,fpu=-1").contains("fpu"));
         assert!(err("net:a.bpk,cpuct=x").contains("cpuct"));
         assert!(err("net:a.bpk,solver=2").contains("solver"));
+        assert!(err("net:a.bpk,twofold=2").contains("twofold"));
     }
 }

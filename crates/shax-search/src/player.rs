@@ -229,6 +229,17 @@ impl<'a> PathHistory<'a> {
         }
     }
 
+    /// Whether the position recorded last repeats one met since `root_key`'s
+    /// position, the search's root included, with no irreversible action
+    /// between: a cycle inside the search, not one through the game before it.
+    #[inline]
+    pub(crate) fn repeats_since_root(&self, root_key: u64) -> bool {
+        let Some((&last, before)) = self.keys[self.start..].split_last() else {
+            return false;
+        };
+        before.contains(&last) || (self.base_live && last == root_key)
+    }
+
     /// How many times the position recorded last has occurred.
     ///
     /// # Panics

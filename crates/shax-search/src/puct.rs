@@ -93,6 +93,11 @@ pub struct PuctConfig {
     /// temperature 0, fewer simulations. Not with a Gumbel root, and not
     /// for searches whose visit counts are a training target.
     pub stop_when_decided: bool,
+    /// Score a position that repeats one since the root (the root included)
+    /// as a draw, as lc0 and chess engines do, instead of waiting for the
+    /// rules' third occurrence: a side ahead then makes progress rather
+    /// than shuffle, since the network does not see repetitions.
+    pub two_fold_draws: bool,
 }
 
 impl PuctConfig {
@@ -117,6 +122,7 @@ impl Default for PuctConfig {
             gumbel: None,
             solver: false,
             stop_when_decided: false,
+            two_fold_draws: false,
         }
     }
 }
@@ -653,12 +659,20 @@ impl Puct {
                     break;
                 }
                 State::Fresh => {
-                    let outcome = path.outcome(&pos);
+                    let result = match path.outcome(&pos) {
+                        Some(o) => Some(o.value_for(pos.to_act())),
+                        None if self.config.two_fold_draws
+                            && path.repeats_since_root(self.root_pos.key()) =>
+                        {
+                            Some(0.0)
+                        }
+                        None => None,
+                    };
                     let node = &mut self.nodes[idx as usize];
                     node.to_act = pos.to_act();
-                    if let Some(o) = outcome {
+                    if let Some(value) = result {
                         node.state = State::Terminal;
-                        node.terminal_value = o.value_for(pos.to_act());
+                        node.terminal_value = value;
                         let v = node.terminal_value;
                         self.backup(idx, v, pos.to_act());
                         if self.config.solver {

@@ -686,3 +686,72 @@ fn a_search_stopped_once_decided_chooses_as_the_whole_budget_would() {
         "{saved} simulations saved over {positions} positions"
     );
 }
+
+/// White a1 b2 c3 f6, Black b6 e5 f2 g7: the shuffle a1-d1, g7-g4, d1-a1,
+/// g4-g7 returns here without a line closed.
+const SHUFFLE_ROOT: &str = "..B/B.W/..B/....../W../W.B/W.. w - 0,0 - -,- 0 0 40";
+const SHUFFLE: [&str; 4] = ["a1-d1", "g7-g4", "d1-a1", "g4-g7"];
+
+/// Priors all but certain for the shuffle's actions, value 0 everywhere; it
+/// counts how often each position is evaluated.
+#[derive(Default)]
+struct Shuffler(std::collections::HashMap<u64, u32>);
+
+impl Evaluator for Shuffler {
+    fn evaluate(&mut self, positions: &[Position], logits: &mut [f32], values: &mut [f32]) {
+        logits.fill(-30.0);
+        for (i, p) in positions.iter().enumerate() {
+            *self.0.entry(p.key()).or_default() += 1;
+            for a in SHUFFLE {
+                let a: Action = a.parse().unwrap();
+                logits[i * POLICY_SIZE + a.policy_index()] = 0.0;
+            }
+        }
+        values.fill(0.0);
+    }
+}
+
+#[test]
+fn two_fold_draws_end_a_cycle_inside_the_search_only() {
+    let rules = Rules::preset(Preset::NineMensMorris);
+    let root = Position::from_fen(rules, SHUFFLE_ROOT).unwrap();
+    // The cycle's positions: p[0] is the root, p[i + 1] follows SHUFFLE[i].
+    let mut p = vec![root];
+    for a in SHUFFLE {
+        let (mut next, a) = (*p.last().unwrap(), a.parse().unwrap());
+        assert!(next.legal_actions().contains(&a), "{a}");
+        next.play_unchecked(a);
+        assert_eq!(next.task(), Task::Move, "{a} closes no line");
+        p.push(next);
+    }
+    assert_eq!(p[4].key(), root.key(), "the shuffle returns to the root");
+    // The game reached the root through p[2] and p[3].
+    let mut history = KeyHistory::new(&p[2]);
+    history.push(SHUFFLE[2].parse().unwrap(), &p[3]);
+    history.push(SHUFFLE[3].parse().unwrap(), &root);
+    for two_fold_draws in [true, false] {
+        let mut s = Puct::new(
+            PuctConfig {
+                two_fold_draws,
+                leaves_per_batch: 1,
+                ..config(64)
+            },
+            1,
+        );
+        s.set_root(root, history.clone());
+        let mut eval = Shuffler::default();
+        s.run(&mut eval);
+        let seen = |q: &Position| eval.0.get(&q.key()).copied().unwrap_or(0);
+        // A position met before the root only is searched on either way.
+        assert!(seen(&p[2]) >= 1, "two_fold_draws {two_fold_draws}");
+        if two_fold_draws {
+            assert_eq!(
+                seen(&root),
+                1,
+                "the root's repetition is a draw, not evaluated"
+            );
+        } else {
+            assert!(seen(&root) >= 2, "without: the repetition is evaluated");
+        }
+    }
+}
