@@ -19,6 +19,8 @@ use crate::evaluator::NetWeights;
 
 /// Simulations per decision (default 64).
 pub const SIMS: Param<u32> = Param::new("sims", 1, 1_000_000);
+/// Simulations of a decision to place a piece (default: `sims`).
+pub const PLACE: Param<u32> = Param::new("place", 1, 1_000_000);
 /// Leaves evaluated per network call (default 1). More leaves per call make
 /// a search faster and, at small budgets, weaker: virtual losses spread each
 /// call's leaves over siblings, so the tree grows wide instead of deep.
@@ -88,8 +90,9 @@ impl WeightsCache {
 /// The help line of the `net` kind.
 pub fn net_help() -> String {
     format!(
-        "net:<checkpoint>[,gumbel] {} {} {} {} {} {} {} {} {} - MCTS guided by a network (sims default {DEFAULT_SIMS}, batch {DEFAULT_BATCH}: leaves per network call, cpuct {DEFAULT_CPUCT}, fpu {DEFAULT_FPU}, solver 0: off, early 1: stop once decided, twofold 0: repetitions are draws at the third)",
+        "net:<checkpoint>[,gumbel] {} {} {} {} {} {} {} {} {} {} - MCTS guided by a network (sims default {DEFAULT_SIMS}, place: sims of a decision to place a piece (default sims), batch {DEFAULT_BATCH}: leaves per network call, cpuct {DEFAULT_CPUCT}, fpu {DEFAULT_FPU}, solver 0: off, early 1: stop once decided, twofold 0: repetitions are draws at the third)",
         SIMS.help(),
+        PLACE.help(),
         BATCH.help(),
         TEMP.help(),
         CPUCT.help(),
@@ -134,7 +137,12 @@ fn build_net(
     rules: &Rules,
     cache: &WeightsCache,
 ) -> Result<Box<dyn Player>, SpecError> {
-    let (path, config, temp) = search_config(spec)?;
+    let NetSpec {
+        path,
+        config,
+        temperature,
+        place_sims,
+    } = search_config(spec)?;
     let build_err = |why: String| SpecError::Build {
         kind: spec.kind.clone(),
         why,
@@ -144,18 +152,31 @@ fn build_net(
         .evaluator()
         .map_err(|e| build_err(e.to_string()))?
         .with_preferred_batch(config.leaves_per_batch);
-    Ok(Box::new(
-        NeuralPlayer::new(spec.to_string(), config, Box::new(evaluator))
-            .with_temperature(temp)
-            .with_network(path),
-    ))
+    let mut player = NeuralPlayer::new(spec.to_string(), config, Box::new(evaluator))
+        .with_temperature(temperature)
+        .with_network(path);
+    if let Some(sims) = place_sims {
+        player = player.with_place_sims(sims);
+    }
+    Ok(Box::new(player))
 }
 
-/// What a `net:` spec asks for: the checkpoint's path, the search's settings
-/// and the move temperature.
-fn search_config(spec: &PlayerSpec) -> Result<(&str, PuctConfig, f32), SpecError> {
+/// What a `net:` spec asks for.
+#[derive(Debug)]
+struct NetSpec<'a> {
+    /// The checkpoint's path.
+    path: &'a str,
+    config: PuctConfig,
+    /// The move temperature.
+    temperature: f32,
+    /// The simulations of a decision to place a piece, if not the config's.
+    place_sims: Option<u32>,
+}
+
+fn search_config(spec: &PlayerSpec) -> Result<NetSpec<'_>, SpecError> {
     spec.check_params(&[
         SIMS.key,
+        PLACE.key,
         BATCH.key,
         TEMP.key,
         CPUCT.key,
@@ -194,7 +215,12 @@ fn search_config(spec: &PlayerSpec) -> Result<(&str, PuctConfig, f32), SpecError
         two_fold_draws: spec.get_or(TWOFOLD, 0)? == 1,
         ..PuctConfig::default()
     };
-    Ok((path, config, spec.get_or(TEMP, 0.0)?))
+    Ok(NetSpec {
+        path,
+        config,
+        temperature: spec.get_or(TEMP, 0.0)?,
+        place_sims: spec.get(PLACE)?,
+    })
 }
 
 #[cfg(test)]
@@ -202,7 +228,7 @@ mod tests {
     use super::*;
 
     fn config(spec: &str) -> PuctConfig {
-        search_config(&spec.parse().unwrap()).unwrap().1
+        search_config(&spec.parse().unwrap()).unwrap().config
     }
 
     /// Regression (issue 11): `sims=64` evaluated 8 leaves a call, a wider and
@@ -223,6 +249,13 @@ mod tests {
         assert_eq!((c.c_init, c.fpu_reduction), (DEFAULT_CPUCT, DEFAULT_FPU));
         let c = config("net:a.bpk,cpuct=2.5,fpu=0.5");
         assert_eq!((c.c_init, c.fpu_reduction), (2.5, 0.5));
+    }
+
+    #[test]
+    fn placing_takes_the_simulations_of_the_rest_unless_told() {
+        let place = |s: &str| search_config(&s.parse().unwrap()).unwrap().place_sims;
+        assert_eq!(place("net:a.bpk,sims=100"), None);
+        assert_eq!(place("net:a.bpk,sims=100,place=400"), Some(400));
     }
 
     #[test]
@@ -254,5 +287,6 @@ mod tests {
         assert!(err("net:a.bpk,cpuct=x").contains("cpuct"));
         assert!(err("net:a.bpk,solver=2").contains("solver"));
         assert!(err("net:a.bpk,twofold=2").contains("twofold"));
+        assert!(err("net:a.bpk,place=0").contains("place"));
     }
 }

@@ -6,7 +6,7 @@
 
 use std::time::Instant;
 
-use shax_core::{Action, KeyHistory, Position};
+use shax_core::{Action, KeyHistory, Position, Task};
 
 use crate::eval::WIN_BOUND;
 use crate::evaluator::Evaluator;
@@ -20,6 +20,8 @@ pub struct NeuralPlayer {
     temperature: f32,
     /// The spec's simulations (a decision's `Limits::nodes` replaces them).
     sims: u32,
+    /// The simulations of a decision to place a piece, if not `sims`.
+    place_sims: Option<u32>,
     search: Puct,
     evaluator: Box<dyn Evaluator + Send>,
     network: Option<String>,
@@ -38,6 +40,7 @@ impl NeuralPlayer {
             spec,
             temperature: 0.0,
             sims: config.simulations,
+            place_sims: None,
             search: Puct::new(config, 0),
             evaluator,
             network: None,
@@ -58,6 +61,15 @@ impl NeuralPlayer {
             config.stop_when_decided = false;
             self.search.set_config(config);
         }
+        self
+    }
+
+    /// Searches decisions to place a piece with `sims` simulations, the
+    /// others with the spec's: a budget spent where a game is decided (Shax
+    /// is decided while placing).
+    #[must_use]
+    pub fn with_place_sims(mut self, sims: u32) -> NeuralPlayer {
+        self.place_sims = Some(sims.max(1));
         self
     }
 
@@ -89,9 +101,13 @@ impl NeuralPlayer {
     /// keep.
     pub fn begin(&mut self, pos: &Position, history: &KeyHistory, limits: &Limits, seed: u64) {
         let mut config = *self.search.config();
+        let sims = match self.place_sims {
+            Some(n) if pos.task() == Task::Place => n,
+            _ => self.sims,
+        };
         config.simulations = limits
             .nodes
-            .map_or(self.sims, |n| n.clamp(1, u64::from(u32::MAX)) as u32);
+            .map_or(sims, |n| n.clamp(1, u64::from(u32::MAX)) as u32);
         self.search.set_config(config);
         self.search.reseed(seed);
         self.search.set_root(*pos, history.clone());

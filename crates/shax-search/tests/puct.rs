@@ -755,3 +755,26 @@ fn two_fold_draws_end_a_cycle_inside_the_search_only() {
         }
     }
 }
+
+#[test]
+fn placing_decisions_take_their_own_budget() {
+    let mut player = NeuralPlayer::new(
+        "test".to_string(),
+        config(16),
+        Box::new(UniformEvaluator::default()),
+    )
+    .with_place_sims(48);
+    let placing = Game::new(Rules::default());
+    let nodes = |player: &mut NeuralPlayer, game: &Game| {
+        player.choose_in_game(game, &Limits::NONE, 1).unwrap();
+        player.info().unwrap().nodes
+    };
+    assert_eq!(nodes(&mut player, &placing), 48);
+    let pos = Position::from_fen(Rules::preset(Preset::NineMensMorris), WIN_IN_ONE).unwrap();
+    let mut moving = Game::from_position(pos);
+    assert_eq!(moving.position().task(), Task::Move);
+    assert_eq!(nodes(&mut player, &moving), 16);
+    // A removal is not a placement.
+    moving.play_str("g4-g7").unwrap();
+    assert_eq!(nodes(&mut player, &moving), 16);
+}
