@@ -203,12 +203,13 @@ fn search_config(spec: &PlayerSpec) -> Result<NetSpec<'_>, SpecError> {
         }
     }
     let sims = spec.get_or(SIMS, DEFAULT_SIMS)?;
+    let place_sims = spec.get(PLACE)?;
     let batch = spec.get_or(BATCH, DEFAULT_BATCH)?;
     let config = PuctConfig {
         simulations: sims,
         c_init: spec.get_or(CPUCT, DEFAULT_CPUCT)?,
         fpu_reduction: spec.get_or(FPU, DEFAULT_FPU)?,
-        leaves_per_batch: batch.min(sims as usize),
+        leaves_per_batch: batch.min(sims.max(place_sims.unwrap_or(0)) as usize),
         gumbel: gumbel.then(GumbelConfig::default),
         solver: spec.get_or(SOLVER, 0)? == 1,
         stop_when_decided: spec.get_or(EARLY, 1)? == 1,
@@ -219,7 +220,7 @@ fn search_config(spec: &PlayerSpec) -> Result<NetSpec<'_>, SpecError> {
         path,
         config,
         temperature: spec.get_or(TEMP, 0.0)?,
-        place_sims: spec.get(PLACE)?,
+        place_sims,
     })
 }
 
@@ -256,6 +257,11 @@ mod tests {
         let place = |s: &str| search_config(&s.parse().unwrap()).unwrap().place_sims;
         assert_eq!(place("net:a.bpk,sims=100"), None);
         assert_eq!(place("net:a.bpk,sims=100,place=400"), Some(400));
+        // A batch fits the larger budget.
+        assert_eq!(
+            config("net:a.bpk,sims=4,place=400,batch=32").leaves_per_batch,
+            32
+        );
     }
 
     #[test]

@@ -10,7 +10,8 @@
 //! leaf's player to act and subtracted elsewhere. Removals, Shax's opening
 //! removals and freeing moves are plies by the same or the other player;
 //! nothing assumes alternation. Finished games use the true result
-//! (repetition included, through the path's history).
+//! (repetition included, through the path's history); with
+//! [`PuctConfig::two_fold_draws`] a cycle inside the search is a draw at once.
 //!
 //! With [`PuctConfig::solver`], won and lost games found in the tree are
 //! proven up it (MCTS-Solver, Winands et al. 2008): a node where the player
