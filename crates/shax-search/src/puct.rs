@@ -520,8 +520,7 @@ impl Puct {
                     if let Some(value) = result {
                         node.state = State::Terminal;
                         node.terminal_value = value;
-                        let v = node.terminal_value;
-                        self.backup(idx, v, pos.to_act());
+                        self.backup(idx, value, pos.to_act());
                         if self.config.solver {
                             self.prove_terminal(idx);
                         }
