@@ -11,7 +11,8 @@ use std::sync::{Arc, Mutex};
 
 use shax_core::Rules;
 use shax_search::{
-    GumbelConfig, NeuralPlayer, Param, Player, PlayerSpec, PuctConfig, Registry, SEED, SpecError,
+    Guard, GumbelConfig, NeuralPlayer, Param, Player, PlayerSpec, PuctConfig, Registry, SEED,
+    SpecError,
 };
 
 use crate::checkpoint::load_weights;
@@ -50,6 +51,12 @@ pub const EARLY: Param<u32> = Param::new("early", 0, 1);
 /// A position that repeats one since the search's root scored as a draw
 /// (`twofold=1`; default off): see [`PuctConfig::two_fold_draws`].
 pub const TWOFOLD: Param<u32> = Param::new("twofold", 0, 1);
+/// An alpha-beta search of this many nodes reviews each choice and vetoes
+/// one it finds losing (default: none). See [`Guard`].
+pub const GUARD: Param<u64> = Param::new("guard", 1, 1_000_000_000);
+/// The guard's margin in centi-pieces (default [`Guard::DEFAULT_MARGIN`]):
+/// a choice this much worse than the alpha-beta's best is vetoed.
+pub const MARGIN: Param<u32> = Param::new("margin", 0, 100_000);
 
 /// Default simulations of a `net:` player.
 pub const DEFAULT_SIMS: u32 = 64;
@@ -90,7 +97,7 @@ impl WeightsCache {
 /// The help line of the `net` kind.
 pub fn net_help() -> String {
     format!(
-        "net:<checkpoint>[,gumbel] {} {} {} {} {} {} {} {} {} {} - MCTS guided by a network (sims default {DEFAULT_SIMS}, place: sims of a decision to place a piece (default sims), batch {DEFAULT_BATCH}: leaves per network call, cpuct {DEFAULT_CPUCT}, fpu {DEFAULT_FPU}, solver 0: off, early 1: stop once decided, twofold 0: repetitions are draws at the third)",
+        "net:<checkpoint>[,gumbel] {} {} {} {} {} {} {} {} {} {} {} {} - MCTS guided by a network (sims default {DEFAULT_SIMS}, place: sims of a decision to place a piece (default sims), batch {DEFAULT_BATCH}: leaves per network call, cpuct {DEFAULT_CPUCT}, fpu {DEFAULT_FPU}, solver 0: off, early 1: stop once decided, twofold 0: repetitions are draws at the third, guard: alpha-beta nodes that review each choice (default none), margin {}: centi-pieces a choice may trail the guard's best)",
         SIMS.help(),
         PLACE.help(),
         BATCH.help(),
@@ -100,7 +107,10 @@ pub fn net_help() -> String {
         SOLVER.help(),
         EARLY.help(),
         TWOFOLD.help(),
-        SEED.help()
+        GUARD.help(),
+        MARGIN.help(),
+        SEED.help(),
+        Guard::DEFAULT_MARGIN
     )
 }
 
@@ -142,6 +152,7 @@ fn build_net(
         config,
         temperature,
         place_sims,
+        guard,
     } = search_config(spec)?;
     let build_err = |why: String| SpecError::Build {
         kind: spec.kind.clone(),
@@ -158,6 +169,9 @@ fn build_net(
     if let Some(sims) = place_sims {
         player = player.with_place_sims(sims);
     }
+    if let Some((nodes, margin)) = guard {
+        player = player.with_guard(Guard::new(nodes, margin));
+    }
     Ok(Box::new(player))
 }
 
@@ -171,6 +185,8 @@ struct NetSpec<'a> {
     temperature: f32,
     /// The simulations of a decision to place a piece, if not the config's.
     place_sims: Option<u32>,
+    /// The guard's nodes and margin, if any.
+    guard: Option<(u64, i32)>,
 }
 
 fn search_config(spec: &PlayerSpec) -> Result<NetSpec<'_>, SpecError> {
@@ -184,6 +200,8 @@ fn search_config(spec: &PlayerSpec) -> Result<NetSpec<'_>, SpecError> {
         SOLVER.key,
         EARLY.key,
         TWOFOLD.key,
+        GUARD.key,
+        MARGIN.key,
         SEED.key,
     ])?;
     let args_err = |why: String| SpecError::Arguments {
@@ -221,7 +239,22 @@ fn search_config(spec: &PlayerSpec) -> Result<NetSpec<'_>, SpecError> {
         config,
         temperature: spec.get_or(TEMP, 0.0)?,
         place_sims,
+        guard: guard_config(spec)?,
     })
+}
+
+/// `guard=N[,margin=M]`: the guard's nodes and margin; a margin without a
+/// guard is an error.
+fn guard_config(spec: &PlayerSpec) -> Result<Option<(u64, i32)>, SpecError> {
+    let margin = spec.get(MARGIN)?;
+    match (spec.get(GUARD)?, margin) {
+        (Some(nodes), m) => Ok(Some((nodes, m.map_or(Guard::DEFAULT_MARGIN, |m| m as i32)))),
+        (None, Some(_)) => Err(SpecError::Arguments {
+            kind: spec.kind.clone(),
+            why: "margin=M needs guard=N (the guard's alpha-beta nodes)".to_string(),
+        }),
+        (None, None) => Ok(None),
+    }
 }
 
 #[cfg(test)]
@@ -284,6 +317,17 @@ mod tests {
     }
 
     #[test]
+    fn a_guard_reviews_choices_only_when_asked() {
+        let guard = |s: &str| search_config(&s.parse().unwrap()).unwrap().guard;
+        assert_eq!(guard("net:a.bpk"), None);
+        assert_eq!(
+            guard("net:a.bpk,guard=5000"),
+            Some((5000, Guard::DEFAULT_MARGIN))
+        );
+        assert_eq!(guard("net:a.bpk,guard=5000,margin=80"), Some((5000, 80)));
+    }
+
+    #[test]
     fn a_bad_spec_names_what_is_wrong() {
         let err = |s: &str| search_config(&s.parse().unwrap()).unwrap_err().to_string();
         assert!(err("net:a.bpk,batch=0").contains("batch"));
@@ -293,6 +337,8 @@ mod tests {
         assert!(err("net:a.bpk,cpuct=x").contains("cpuct"));
         assert!(err("net:a.bpk,solver=2").contains("solver"));
         assert!(err("net:a.bpk,twofold=2").contains("twofold"));
+        assert!(err("net:a.bpk,guard=0").contains("guard"));
+        assert!(err("net:a.bpk,margin=100").contains("needs guard"));
         assert!(err("net:a.bpk,place=0").contains("place"));
     }
 }

@@ -10,6 +10,7 @@ use shax_core::{Action, KeyHistory, Position, Task};
 
 use crate::eval::WIN_BOUND;
 use crate::evaluator::Evaluator;
+use crate::guard::{Guard, preferred};
 use crate::player::{Limits, Player, SearchInfo};
 use crate::puct::{EvalBuffers, Puct, PuctConfig, step_batched, step_capped};
 
@@ -25,6 +26,10 @@ pub struct NeuralPlayer {
     search: Puct,
     evaluator: Box<dyn Evaluator + Send>,
     network: Option<String>,
+    /// The alpha-beta that may veto the search's choice.
+    guard: Option<Guard>,
+    /// The seed of the decision begun last.
+    seed: u64,
     info: Option<SearchInfo>,
 }
 
@@ -44,6 +49,8 @@ impl NeuralPlayer {
             search: Puct::new(config, 0),
             evaluator,
             network: None,
+            guard: None,
+            seed: 0,
             info: None,
         }
     }
@@ -70,6 +77,13 @@ impl NeuralPlayer {
     #[must_use]
     pub fn with_place_sims(mut self, sims: u32) -> NeuralPlayer {
         self.place_sims = Some(sims.max(1));
+        self
+    }
+
+    /// Has `guard` review every choice (see [`Guard`]).
+    #[must_use]
+    pub fn with_guard(mut self, guard: Guard) -> NeuralPlayer {
+        self.guard = Some(guard);
         self
     }
 
@@ -110,6 +124,7 @@ impl NeuralPlayer {
             .map_or(sims, |n| n.clamp(1, u64::from(u32::MAX)) as u32);
         self.search.set_config(config);
         self.search.reseed(seed);
+        self.seed = seed;
         self.search.set_root(*pos, history.clone());
     }
 
@@ -117,8 +132,18 @@ impl NeuralPlayer {
     /// the search was stopped before its first simulation), the `info`
     /// recorded. `None` only when the root's game is over.
     pub fn conclude(&mut self) -> Option<Action> {
-        let action = self.search.best_action(self.temperature);
+        let mut action = self.search.best_action(self.temperature);
         let stats = self.search.root_stats();
+        if let (Some(guard), Some(chosen)) = (self.guard.as_mut(), action)
+            && self.search.proven().is_none()
+        {
+            action = guard.review(
+                self.search.root_position(),
+                self.search.root_history(),
+                &preferred(&stats, chosen),
+                self.seed,
+            );
+        }
         self.info = Some(SearchInfo {
             depth: 0,
             nodes: u64::from(self.search.done()),
@@ -174,6 +199,9 @@ impl Player for NeuralPlayer {
     fn reset(&mut self) {
         let config = *self.search.config();
         self.search = Puct::new(config, 0);
+        if let Some(g) = self.guard.as_mut() {
+            g.reset();
+        }
     }
 
     fn as_neural(&mut self) -> Option<&mut NeuralPlayer> {

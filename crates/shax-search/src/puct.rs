@@ -290,6 +290,11 @@ impl Puct {
         &self.root_pos
     }
 
+    /// The game's repetition history up to the root.
+    pub fn root_history(&self) -> &KeyHistory {
+        &self.root_history
+    }
+
     /// Makes `pos` (with the game's repetition `history`) the root of the next
     /// search. When the tree holds `pos` within three plies below the current
     /// root, that subtree is kept (tree reuse); otherwise the tree is cleared.

@@ -1,0 +1,132 @@
+//! A tactical guard for the network player (`net:...,guard=N`): after the
+//! tree search has chosen, an alpha-beta search of `N` nodes looks at the
+//! root. The network's choice stands unless the alpha-beta finds it worse
+//! than its own best by more than a margin; then the network's next choice
+//! within the margin is played, or the alpha-beta's best when none is.
+//!
+//! The network judges structure well and short forcing lines badly: a
+//! blockade five turns away while placing, a win against three flying pieces.
+//! Alpha-beta is the other way round. The guard keeps the network's play and
+//! lets the alpha-beta veto only what it sees losing (by default a piece and
+//! a half, or a forced result).
+
+use shax_core::{Action, KeyHistory, Position};
+
+use crate::alphabeta::AlphaBeta;
+use crate::eval::WIN;
+use crate::player::{Limits, Player};
+use crate::puct::RootStats;
+
+/// How many of the network's choices the guard may score: the chosen one
+/// and the next most visited.
+const PREFERRED: usize = 4;
+
+/// The alpha-beta that reviews a network player's choices.
+pub struct Guard {
+    ab: AlphaBeta,
+    nodes: u64,
+    margin: i32,
+}
+
+impl Guard {
+    /// The margin by default, in centi-pieces: a piece and a half.
+    pub const DEFAULT_MARGIN: i32 = 150;
+
+    /// A guard searching `nodes` nodes a decision with the preset's mill
+    /// evaluation, vetoing choices more than `margin` centi-pieces worse
+    /// than its best.
+    pub fn new(nodes: u64, margin: i32) -> Guard {
+        Guard {
+            ab: AlphaBeta::new(None, None),
+            nodes: nodes.max(1),
+            margin: margin.max(0),
+        }
+    }
+
+    /// The action to play at `pos` (the game not over): the first of
+    /// `preferred` (the network's choices, best first) that scores within the
+    /// margin of the alpha-beta's best, else the alpha-beta's best.
+    /// `preferred` empty: the alpha-beta's best.
+    pub fn review(
+        &mut self,
+        pos: &Position,
+        history: &KeyHistory,
+        preferred: &[Action],
+        seed: u64,
+    ) -> Option<Action> {
+        let limits = Limits {
+            nodes: Some(self.nodes),
+            ..Limits::NONE
+        };
+        let Some(best) = self.ab.choose(pos, history, &limits, seed) else {
+            return preferred.first().copied();
+        };
+        let info = self
+            .ab
+            .info()
+            .expect("a search that chose reports its info");
+        let floor = info.score.saturating_sub(self.margin);
+        for &a in preferred {
+            if a == best || self.score_of(pos, history, a, info.depth, seed) >= floor {
+                return Some(a);
+            }
+        }
+        Some(best)
+    }
+
+    /// The alpha-beta's score of playing `a` at `pos`, for the player to act
+    /// there, searched as deep as the root's last finished iteration
+    /// (`depth` turns, the turn `a` ends included).
+    fn score_of(
+        &mut self,
+        pos: &Position,
+        history: &KeyHistory,
+        a: Action,
+        depth: u32,
+        seed: u64,
+    ) -> i32 {
+        let me = pos.to_act();
+        let mut child = *pos;
+        child.play_unchecked(a);
+        let mut h = history.clone();
+        h.push(a, &child);
+        if let Some(outcome) = h.outcome(&child) {
+            return match outcome.winner {
+                None => 0,
+                Some(w) if w == me => WIN,
+                Some(_) => -WIN,
+            };
+        }
+        let same_turn = child.to_act() == me;
+        let limits = Limits {
+            depth: Some(if same_turn { depth } else { depth - 1 }.max(1)),
+            nodes: Some(self.nodes),
+            ..Limits::NONE
+        };
+        self.ab.choose(&child, &h, &limits, seed);
+        let score = self.ab.info().map_or(0, |i| i.score);
+        if same_turn { score } else { -score }
+    }
+
+    /// Forgets the alpha-beta's table and history (a new game).
+    pub fn reset(&mut self) {
+        self.ab.reset();
+    }
+}
+
+/// The network's choices for the guard, best first: `chosen`, then the
+/// other visited actions by visits, [`PREFERRED`] in all.
+pub(crate) fn preferred(stats: &RootStats, chosen: Action) -> Vec<Action> {
+    let mut rest: Vec<(u32, Action)> = stats
+        .actions
+        .iter()
+        .zip(&stats.visits)
+        .filter(|&(&a, &v)| a != chosen && v > 0)
+        .map(|(&a, &v)| (v, a))
+        .collect();
+    rest.sort_by_key(|&(v, _)| std::cmp::Reverse(v));
+    std::iter::once(chosen)
+        .chain(rest.into_iter().map(|(_, a)| a))
+        .take(PREFERRED)
+        .collect()
+}
