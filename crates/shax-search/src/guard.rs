@@ -10,6 +10,8 @@
 //! lets the alpha-beta veto only what it sees losing (by default a piece and
 //! a half, or a forced result).
 
+use std::time::Instant;
+
 use shax_core::{Action, KeyHistory, Position};
 
 use crate::alphabeta::AlphaBeta;
@@ -26,6 +28,8 @@ pub struct Guard {
     ab: AlphaBeta,
     nodes: u64,
     margin: i32,
+    /// Nodes searched by the last review.
+    searched: u64,
 }
 
 impl Guard {
@@ -40,22 +44,26 @@ impl Guard {
             ab: AlphaBeta::new(None, None),
             nodes: nodes.max(1),
             margin: margin.max(0),
+            searched: 0,
         }
     }
 
     /// The action to play at `pos` (the game not over): the first of
     /// `preferred` (the network's choices, best first) that scores within the
     /// margin of the alpha-beta's best, else the alpha-beta's best.
-    /// `preferred` empty: the alpha-beta's best.
+    /// `preferred` empty: the alpha-beta's best. At `cutoff` the searches
+    /// stop with what they have (a server's time limit).
     pub fn review(
         &mut self,
         pos: &Position,
         history: &KeyHistory,
         preferred: &[Action],
         seed: u64,
+        cutoff: Option<Instant>,
     ) -> Option<Action> {
         let limits = Limits {
             nodes: Some(self.nodes),
+            cutoff,
             ..Limits::NONE
         };
         let Some(best) = self.ab.choose(pos, history, &limits, seed) else {
@@ -65,9 +73,10 @@ impl Guard {
             .ab
             .info()
             .expect("a search that chose reports its info");
+        self.searched = info.nodes;
         let floor = info.score.saturating_sub(self.margin);
         for &a in preferred {
-            if a == best || self.score_of(pos, history, a, info.depth, seed) >= floor {
+            if a == best || self.score_of(pos, history, a, info.depth, &limits, seed) >= floor {
                 return Some(a);
             }
         }
@@ -83,6 +92,7 @@ impl Guard {
         history: &KeyHistory,
         a: Action,
         depth: u32,
+        limits: &Limits,
         seed: u64,
     ) -> i32 {
         let me = pos.to_act();
@@ -100,12 +110,18 @@ impl Guard {
         let same_turn = child.to_act() == me;
         let limits = Limits {
             depth: Some(if same_turn { depth } else { depth - 1 }.max(1)),
-            nodes: Some(self.nodes),
-            ..Limits::NONE
+            ..*limits
         };
         self.ab.choose(&child, &h, &limits, seed);
-        let score = self.ab.info().map_or(0, |i| i.score);
+        let info = self.ab.info().unwrap_or_default();
+        self.searched += info.nodes;
+        let score = info.score;
         if same_turn { score } else { -score }
+    }
+
+    /// The alpha-beta nodes the last review searched, its choices' included.
+    pub fn searched(&self) -> u64 {
+        self.searched
     }
 
     /// Forgets the alpha-beta's table and history (a new game).

@@ -28,8 +28,9 @@ pub struct NeuralPlayer {
     network: Option<String>,
     /// The alpha-beta that may veto the search's choice.
     guard: Option<Guard>,
-    /// The seed of the decision begun last.
+    /// The seed and the hard stop of the decision begun last.
     seed: u64,
+    cutoff: Option<Instant>,
     info: Option<SearchInfo>,
 }
 
@@ -51,6 +52,7 @@ impl NeuralPlayer {
             network: None,
             guard: None,
             seed: 0,
+            cutoff: None,
             info: None,
         }
     }
@@ -125,6 +127,7 @@ impl NeuralPlayer {
         self.search.set_config(config);
         self.search.reseed(seed);
         self.seed = seed;
+        self.cutoff = limits.cutoff;
         self.search.set_root(*pos, history.clone());
     }
 
@@ -142,6 +145,7 @@ impl NeuralPlayer {
                 self.search.root_history(),
                 &preferred(&stats, chosen),
                 self.seed,
+                self.cutoff,
             );
         }
         self.info = Some(SearchInfo {

@@ -20,7 +20,7 @@ fn review(rules: Rules, fen: &str, preferred: &[&str], margin: i32) -> Action {
     let pos = Position::from_fen(rules, fen).unwrap();
     let preferred: Vec<Action> = preferred.iter().map(|s| act(s)).collect();
     Guard::new(20_000, margin)
-        .review(&pos, &KeyHistory::new(&pos), &preferred, 1)
+        .review(&pos, &KeyHistory::new(&pos), &preferred, 1, None)
         .unwrap()
 }
 
@@ -85,4 +85,23 @@ fn a_guarded_network_player_takes_the_win_its_search_misses() {
         })
         .count();
     assert!(misses > 0);
+}
+
+#[test]
+fn a_cutoff_ends_the_guards_searches_whatever_their_budget() {
+    let rules = Rules::preset(Preset::NineMensMorris);
+    let pos = Position::new(rules);
+    let hist = KeyHistory::new(&pos);
+    let mut guard = Guard::new(5_000_000, 0);
+    let now = Some(std::time::Instant::now());
+    let a = guard
+        .review(&pos, &hist, &[act("a7"), act("d6")], 1, now)
+        .unwrap();
+    assert!(pos.is_legal(a));
+    // Each search finishes its first depth; the clock is read every 1,024 nodes.
+    assert!(guard.searched() <= 3 * 2048, "{}", guard.searched());
+    // Without a cutoff the budget holds.
+    let mut guard = Guard::new(200_000, 0);
+    guard.review(&pos, &hist, &[act("a7")], 1, None).unwrap();
+    assert!(guard.searched() >= 200_000, "{}", guard.searched());
 }
