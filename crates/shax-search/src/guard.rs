@@ -39,8 +39,9 @@ impl Guard {
     /// The margin by default, in centi-pieces: a piece and a half.
     pub const DEFAULT_MARGIN: i32 = 150;
 
-    /// A guard searching `nodes` nodes a decision with the preset's mill
-    /// evaluation, vetoing choices more than `margin` centi-pieces worse
+    /// A guard searching with the preset's mill evaluation, each of its
+    /// searches (the root's, and one for each choice it scores) up to `nodes`
+    /// nodes, vetoing choices more than `margin` centi-pieces worse
     /// than its best.
     pub fn new(nodes: u64, margin: i32) -> Guard {
         Guard {
@@ -104,11 +105,7 @@ impl Guard {
         let mut h = history.clone();
         h.push(a, &child);
         if let Some(outcome) = h.outcome(&child) {
-            return match outcome.winner {
-                None => 0,
-                Some(w) if w == me => WIN,
-                Some(_) => -WIN,
-            };
+            return outcome.value_for(me) as i32 * WIN;
         }
         let same_turn = child.to_act() == me;
         let limits = Limits {
