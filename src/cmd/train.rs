@@ -27,6 +27,11 @@ pub struct TrainArgs {
     /// Continue the run in --run-dir from its newest complete checkpoint (its own config.toml).
     #[arg(long)]
     resume: bool,
+    /// Start a new run from this checkpoint's weights (`net.bpk`, a shipped
+    /// `step-*.bpk`, or a checkpoint folder) instead of random ones; its shape
+    /// replaces the config's [model]. Same as `--set run.init=PATH`.
+    #[arg(long, value_name = "CHECKPOINT")]
+    init: Option<PathBuf>,
     /// Trainer only: games come from `shax selfplay` processes sharing the run directory.
     #[arg(long)]
     no_selfplay: bool,
@@ -120,9 +125,9 @@ fn default_run_dir(config: Option<&Path>) -> PathBuf {
 }
 
 pub fn train_cmd(a: TrainArgs) -> anyhow::Result<()> {
-    if a.resume && (a.config.is_some() || !a.sets.is_empty()) {
+    if a.resume && (a.config.is_some() || !a.sets.is_empty() || a.init.is_some()) {
         anyhow::bail!(
-            "--resume uses the run's own config.toml; edit that file (e.g. run.total_steps) instead of passing --config or --set"
+            "--resume uses the run's own config.toml and newest checkpoint; edit that file (e.g. run.total_steps) instead of passing --config, --set or --init"
         );
     }
     if a.resume && a.run_dir.is_none() {
@@ -130,10 +135,13 @@ pub fn train_cmd(a: TrainArgs) -> anyhow::Result<()> {
     }
     // Read and check the config before any work.
     let sets: Vec<&str> = a.sets.iter().map(String::as_str).collect();
-    let config = match &a.config {
+    let mut config = match &a.config {
         Some(p) => TrainConfig::load_with(p, &sets)?,
         None => TrainConfig::parse_with(DEFAULT_CONFIG, "configs/shax.toml (embedded)", &sets)?,
     };
+    if a.init.is_some() {
+        config.run.init.clone_from(&a.init);
+    }
     let run_dir = a
         .run_dir
         .clone()

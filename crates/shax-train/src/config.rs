@@ -9,7 +9,7 @@
 //! work starts. `configs/*.toml` comment every key.
 
 use std::fmt::Write as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 use shax_core::Rules;
@@ -298,6 +298,12 @@ pub struct RunConfig {
     pub hours: f64,
     /// The master seed.
     pub seed: u64,
+    /// A checkpoint (`net.bpk`, a shipped `step-*.bpk`, or a checkpoint
+    /// folder) whose weights start a new run instead of random ones; the
+    /// network's shape is then the checkpoint's, not `[model]`'s. The step
+    /// counter, optimizer and replay window start afresh. A resumed run
+    /// continues from its own checkpoint and ignores it.
+    pub init: Option<PathBuf>,
 }
 
 impl Default for RunConfig {
@@ -306,6 +312,7 @@ impl Default for RunConfig {
             total_steps: 10_000,
             hours: 0.0,
             seed: 1,
+            init: None,
         }
     }
 }

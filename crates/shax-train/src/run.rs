@@ -58,6 +58,14 @@ pub enum RunError {
     /// A checkpoint could not be written or read.
     #[error(transparent)]
     Checkpoint(#[from] CheckpointError),
+    /// The checkpoint of `run.init` could not start the run.
+    #[error("run.init {}: {error}", path.display())]
+    Init {
+        /// The path as given.
+        path: PathBuf,
+        /// Why it could not be loaded.
+        error: CheckpointError,
+    },
     /// A training step failed.
     #[error(transparent)]
     Train(#[from] TrainError),
@@ -633,8 +641,12 @@ fn process_cpu_secs() -> f64 {
 
 /// The first log line: new or resumed, where, how far, what.
 fn start_line(opts: &TrainOptions, paths: &RunPaths, cfg: &TrainConfig, t: &Trainer) -> String {
+    let from = match (&cfg.run.init, opts.resume) {
+        (Some(init), false) => format!(" from the weights of {}", init.display()),
+        _ => String::new(),
+    };
     format!(
-        "{} run {} at step {} of {} ({}; network {} params; {} self-play)",
+        "{} run {} at step {} of {}{from} ({}; network {} params; {} self-play)",
         if opts.resume { "resuming" } else { "starting" },
         paths.root.display(),
         t.step,
@@ -661,23 +673,53 @@ fn create_run(
     if paths.root.exists() {
         return Err(RunError::Exists(paths.root.clone()));
     }
+    let mut cfg = cfg.clone();
+    let trainer = match cfg.run.init.clone() {
+        Some(init) => {
+            let ck = load_init(&init, &cfg)?;
+            cfg.model = ck.meta.model.clone();
+            Trainer::from_net(
+                &cfg.model,
+                &cfg.train,
+                cfg.run.total_steps,
+                cfg.backend,
+                ck.net,
+            )
+        }
+        None => Trainer::new(
+            &cfg.model,
+            &cfg.train,
+            cfg.run.total_steps,
+            cfg.backend,
+            cfg.run.seed,
+        ),
+    };
     for d in [paths.checkpoints(), paths.shards(), paths.tb()] {
         fs::create_dir_all(&d).map_err(io(&d))?;
     }
     write_atomic(&paths.config(), cfg.to_toml().as_bytes()).map_err(io(&paths.config()))?;
-    let trainer = Trainer::new(
-        &cfg.model,
-        &cfg.train,
-        cfg.run.total_steps,
-        cfg.backend,
-        cfg.run.seed,
-    );
     let state = TrainState {
         version: STATE_VERSION,
         ..TrainState::default()
     };
-    save_checkpoint_dir(paths, &trainer, cfg, &state)?;
-    Ok((cfg.clone(), trainer, state))
+    save_checkpoint_dir(paths, &trainer, &cfg, &state)?;
+    Ok((cfg, trainer, state))
+}
+
+/// The checkpoint of `run.init` (a `.bpk` file or a folder holding
+/// `net.bpk`), checked against the run's rules, on the training device.
+fn load_init(init: &Path, cfg: &TrainConfig) -> Result<shax_nn::Checkpoint, RunError> {
+    let file = if init.is_dir() {
+        init.join("net.bpk")
+    } else {
+        init.to_path_buf()
+    };
+    let device = cfg.backend.training_device();
+    device.seed(cfg.run.seed);
+    load_checkpoint(&file, Some(&cfg.rules), &device).map_err(|e| RunError::Init {
+        path: init.to_path_buf(),
+        error: e,
+    })
 }
 
 /// A run to resume: its own config and newest complete checkpoint. The

@@ -116,6 +116,19 @@ impl Trainer {
         let device = backend.training_device();
         device.seed(seed);
         let net = model.init(&device);
+        Trainer::from_net(model, cfg, total_steps, backend, net)
+    }
+
+    /// A new run's trainer at step 0 that starts from `net` (loaded on
+    /// `backend.training_device()`, of shape `model`) with a fresh optimizer.
+    pub fn from_net(
+        model: &ModelConfig,
+        cfg: &TrainSection,
+        total_steps: u64,
+        backend: Backend,
+        net: PolicyValueNet,
+    ) -> Trainer {
+        let device = backend.training_device();
         Trainer {
             model: model.clone(),
             cfg: cfg.clone(),

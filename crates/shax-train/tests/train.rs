@@ -6,6 +6,8 @@
 //!   TensorBoard value per checkpoint step, no gap, no duplicate;
 //! - `a_corrupt_shard_is_skipped_with_a_warning_naming_it`;
 //! - `an_existing_run_dir_without_resume_is_refused`;
+//! - `a_run_started_from_a_checkpoint_has_its_weights_and_shape` (`run.init`)
+//!   and `a_start_checkpoint_of_other_rules_or_missing_is_refused_before_any_file`;
 //! - `a_worker_started_before_its_trainer_waits_then_plays_until_the_run_ends`
 //!   (the start order of a Slurm array or a Kubernetes Job) and
 //!   `a_worker_gives_up_after_its_wait_naming_the_run`.
@@ -223,6 +225,61 @@ fn an_existing_run_dir_without_resume_is_refused() {
     assert!(matches!(e, RunError::Exists(_)));
     assert!(e.to_string().contains(&dir.display().to_string()));
     let _ = fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_run_started_from_a_checkpoint_has_its_weights_and_shape() {
+    let (a, b) = (tmp("init-a"), tmp("init-b"));
+    let mut out = Lines(Vec::new());
+    let s = train(&opts(&a, false, Some(1)), &mut out, &AtomicBool::new(false)).unwrap();
+    let (step, from) = list_checkpoints(&a).pop().unwrap();
+    assert_eq!(step, s.step);
+    let mut o = opts(&b, false, None);
+    o.config.run.init = Some(from.clone());
+    o.config.model.hidden = 24; // the checkpoint's shape wins
+    let mut out = Lines(Vec::new());
+    // Stopped at once: only its step 0 is written.
+    train(&o, &mut out, &AtomicBool::new(true)).unwrap();
+    assert!(
+        out.0.iter().any(|l| l.contains("from the weights of")),
+        "{:?}",
+        out.0
+    );
+    let (zero, start) = list_checkpoints(&b).pop().unwrap();
+    assert_eq!(zero, 0);
+    assert_eq!(
+        fs::read(start.join("net.bpk")).unwrap(),
+        fs::read(from.join("net.bpk")).unwrap()
+    );
+    let resolved = TrainConfig::load(&b.join("config.toml")).unwrap();
+    assert_eq!(resolved.model, tiny().model);
+    assert_eq!(resolved.run.init, Some(from.clone()));
+    let _ = fs::remove_dir_all(&a);
+    let _ = fs::remove_dir_all(&b);
+}
+
+#[test]
+fn a_start_checkpoint_of_other_rules_or_missing_is_refused_before_any_file() {
+    let (a, b) = (tmp("init-rules-a"), tmp("init-rules-b"));
+    let stop = AtomicBool::new(true);
+    train(&opts(&a, false, None), &mut Lines(Vec::new()), &stop).unwrap();
+    let (_, shax) = list_checkpoints(&a).pop().unwrap();
+    let mut o = opts(&b, false, None);
+    o.config.rules = shax_core::Rules::load("nine-mens-morris").unwrap();
+    o.config.run.init = Some(shax);
+    let e = train(&o, &mut Lines(Vec::new()), &stop).unwrap_err();
+    assert!(matches!(e, RunError::Init { .. }), "{e}");
+    let msg = e.to_string();
+    assert!(
+        msg.contains("run.init") && msg.contains("nine-mens-morris"),
+        "{msg}"
+    );
+    assert!(!b.exists(), "a refused run leaves no directory");
+    o.config.run.init = Some(a.join("no-such.bpk"));
+    let e = train(&o, &mut Lines(Vec::new()), &stop).unwrap_err();
+    assert!(e.to_string().contains("no-such"), "{e}");
+    assert!(!b.exists());
+    let _ = fs::remove_dir_all(&a);
 }
 
 #[test]
