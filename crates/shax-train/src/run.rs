@@ -665,7 +665,8 @@ fn start_line(opts: &TrainOptions, paths: &RunPaths, cfg: &TrainConfig, t: &Trai
     )
 }
 
-/// A new run: its folders, its config, and checkpoint 0.
+/// A new run: its folders, its config, and checkpoint 0 (random weights, or
+/// those of `run.init` with its shape, which the saved config then records).
 fn create_run(
     paths: &RunPaths,
     cfg: &TrainConfig,
