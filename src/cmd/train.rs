@@ -213,11 +213,7 @@ pub fn inspect_cmd(a: InspectArgs) -> anyhow::Result<()> {
         }
         return Ok(());
     }
-    let net = if p.is_dir() {
-        checkpoint.net()
-    } else {
-        p.clone()
-    };
+    let net = CheckpointDir::net_of(p);
     let meta = shax_nn::load_metadata(&net, None).with_context(|| {
         format!(
             "{} is neither a run directory nor a checkpoint",

@@ -128,6 +128,15 @@ impl CheckpointDir {
     pub fn net(&self) -> PathBuf {
         self.0.join("net.bpk")
     }
+    /// The network record a user's path names: a checkpoint folder's
+    /// `net.bpk`, or the path itself (a `.bpk` file, shipped or not).
+    pub fn net_of(path: &Path) -> PathBuf {
+        if path.is_dir() {
+            CheckpointDir(path.to_path_buf()).net()
+        } else {
+            path.to_path_buf()
+        }
+    }
     /// The optimizer state.
     pub fn optim(&self) -> PathBuf {
         self.0.join("optim.bpk")

@@ -28,7 +28,7 @@ use crate::checkpoints::{
 };
 use crate::config::{ConfigError, TrainConfig};
 use crate::evaluate::{elo_has_step, eval_due, evaluate, read_elo, write_tb_eval};
-use crate::paths::RunPaths;
+use crate::paths::{CheckpointDir, RunPaths};
 use crate::replay::{Augmenter, ReplayWindow};
 use crate::selfplay::{SelfPlayStats, Worker, play_generation};
 use crate::shard::{Shard, write_atomic, write_shard};
@@ -685,6 +685,7 @@ fn create_run(
                 cfg.run.total_steps,
                 cfg.backend,
                 ck.net,
+                cfg.run.seed,
             )
         }
         None => Trainer::new(
@@ -710,13 +711,8 @@ fn create_run(
 /// The checkpoint of `run.init` (a `.bpk` file or a folder holding
 /// `net.bpk`), checked against the run's rules, on the training device.
 fn load_init(init: &Path, cfg: &TrainConfig) -> Result<shax_nn::Checkpoint, RunError> {
-    let file = if init.is_dir() {
-        init.join("net.bpk")
-    } else {
-        init.to_path_buf()
-    };
     let device = cfg.backend.training_device();
-    device.seed(cfg.run.seed);
+    let file = CheckpointDir::net_of(init);
     load_checkpoint(&file, Some(&cfg.rules), &device).map_err(|e| RunError::Init {
         path: init.to_path_buf(),
         error: e,

@@ -116,19 +116,33 @@ impl Trainer {
         let device = backend.training_device();
         device.seed(seed);
         let net = model.init(&device);
-        Trainer::from_net(model, cfg, total_steps, backend, net)
+        Trainer::at_start(model, cfg, total_steps, device, net)
     }
 
     /// A new run's trainer at step 0 that starts from `net` (loaded on
-    /// `backend.training_device()`, of shape `model`) with a fresh optimizer.
+    /// `backend.training_device()`, of shape `model`) with a fresh optimizer;
+    /// the device is seeded with `seed` for what training draws.
     pub fn from_net(
         model: &ModelConfig,
         cfg: &TrainSection,
         total_steps: u64,
         backend: Backend,
         net: PolicyValueNet,
+        seed: u64,
     ) -> Trainer {
         let device = backend.training_device();
+        device.seed(seed);
+        Trainer::at_start(model, cfg, total_steps, device, net)
+    }
+
+    /// Step 0 with `net` on `device` and a fresh optimizer.
+    fn at_start(
+        model: &ModelConfig,
+        cfg: &TrainSection,
+        total_steps: u64,
+        device: Device,
+        net: PolicyValueNet,
+    ) -> Trainer {
         Trainer {
             model: model.clone(),
             cfg: cfg.clone(),
