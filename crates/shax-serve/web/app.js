@@ -140,12 +140,20 @@ async function botMove() {
   }
 }
 
+// The moves changed: until /v1/legal answers for them nobody may act, and any
+// answer still on its way for the old moves is dropped (by its generation).
+function awaitAnswer() {
+  game.gen++;
+  Object.assign(game, { status: null, legal: [], selected: null });
+  document.body.dataset.turn = "wait";
+  return refresh().catch(showError);
+}
+
 function play(action) {
   game.by.push(game.status.to_act);
   game.moves.push(action);
   $("error").textContent = "";
-  game.gen++;
-  refresh().catch(showError);
+  awaitAnswer();
 }
 
 function clickPoint(p) {
@@ -165,15 +173,14 @@ function undoTurn() {
     if (game.by[i] === game.human && !game.moves[i].startsWith("x")) {
       game.moves.length = i;
       game.by.length = i;
-      game.gen++;
-      return refresh().catch(showError);
+      return awaitAnswer();
     }
   }
 }
 
 function download() {
   const s = game.status;
-  const result = s.over ? `${s.result.winner || "draw"} (${s.result.reason})` : "*";
+  const result = s?.over ? `${s.result.winner || "draw"} (${s.result.reason})` : "*";
   const white = game.human === "white" ? "you" : `tier:${game.tier}`;
   const black = game.human === "black" ? "you" : `tier:${game.tier}`;
   const text = `[Rules "${game.rules.name}"]\n[White "${white}"]\n[Black "${black}"]\n[Result "${result}"]\n\n` +
@@ -196,10 +203,9 @@ function newGame() {
   game.rules = game.sets.find((s) => s.name === $("rules").value);
   game.tier = $("tier").value;
   game.human = $("color").value;
-  Object.assign(game, { moves: [], by: [], selected: null });
-  game.gen++;
+  Object.assign(game, { moves: [], by: [] });
   drawBoard();
-  refresh().catch(showError);
+  awaitAnswer();
 }
 
 const showError = (e) => { $("error").textContent = e.message; };
@@ -216,7 +222,8 @@ async function start() {
     fillTiers();
     newGame();
   });
-  $("tier").addEventListener("change", () => { game.tier = $("tier").value; drawSide(); });
+  // A tier chosen mid-game plays the rest of it; while an answer is awaited there is no side to draw.
+  $("tier").addEventListener("change", () => { game.tier = $("tier").value; if (game.status) drawSide(); });
   $("color").addEventListener("change", newGame);
   $("new").addEventListener("click", newGame);
   $("undo").addEventListener("click", undoTurn);

@@ -126,11 +126,19 @@ async function playToTheEnd(page, rules, pick, shot) {
   return { actions, status };
 }
 
+// The page's uncaught errors, kept for the test that owns the page to assert
+// on at its end (throwing from the listener would surface after the test, unowned).
+function watchErrors(page) {
+  const errors = [];
+  page.on("pageerror", (e) => errors.push(e.message));
+  return errors;
+}
+
 const TIERS = (process.env.TIERS || "beginner").split(",").map((t) => t.trim()).filter(Boolean);
 
 for (const [k, tier] of TIERS.entries()) test(`a whole game by clicks against tier:${tier}`, { timeout: 1_800_000 }, async () => {
   const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-  page.on("pageerror", (e) => assert.fail(`page error: ${e.message}`));
+  const errors = watchErrors(page);
   await page.goto(base);
   await page.selectOption("#tier", tier);
   await page.click("#new");
@@ -148,6 +156,7 @@ for (const [k, tier] of TIERS.entries()) test(`a whole game by clicks against ti
   const { actions, status } = await playToTheEnd(page, "shax", pick, (n) => n === 20 && k === 0);
   await page.screenshot({ path: path.join(shots, `desktop-end-${tier}-1280x800.png`) });
   console.log(`# tier:${tier}: game over after ${actions} human actions: ${status}`);
+  assert.deepEqual(errors, [], "the page threw no error");
   await page.close();
 });
 
@@ -156,7 +165,7 @@ for (const [k, tier] of TIERS.entries()) test(`a whole game by clicks against ti
 // the API under each rule set's own geometry and rules.
 test("a whole game of every other rule set with tiers", { timeout: 1_800_000 }, async () => {
   const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-  page.on("pageerror", (e) => assert.fail(`page error: ${e.message}`));
+  const errors = watchErrors(page);
   await page.goto(base);
   await page.waitForSelector("#rules option", { state: "attached" });
   const offered = await page.$$eval("#rules option", (os) => os.map((o) => o.value));
@@ -171,11 +180,32 @@ test("a whole game of every other rule set with tiers", { timeout: 1_800_000 }, 
     await page.screenshot({ path: path.join(shots, `desktop-end-${rules}-1280x800.png`) });
     console.log(`# ${rules}: game over after ${actions} human actions: ${status}`);
   }
+  assert.deepEqual(errors, [], "the page threw no error");
+  await page.close();
+});
+
+// A tier chosen before the page has its first answer from the server (held
+// back here) takes effect without an error once the answer lands.
+test("a tier chosen while the first position loads", { timeout: 60_000 }, async () => {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  const errors = watchErrors(page);
+  let release;
+  const held = new Promise((r) => { release = r; });
+  await page.route("**/v1/legal", async (route) => { await held; await route.continue(); });
+  await page.goto(base);
+  await page.selectOption("#tier", "easy");
+  release();
+  assert.equal(await waitTurn(page), "human");
+  await page.unroute("**/v1/legal");
+  assert.equal(await page.textContent("#status"), "White to place (12 in hand). Your turn.");
+  assert.equal(await page.inputValue("#tier"), "easy");
+  assert.deepEqual(errors, [], "the page threw no error");
   await page.close();
 });
 
 test("the page fits a phone and plays by taps as Black", { timeout: 300_000 }, async () => {
   const page = await browser.newPage({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+  const errors = watchErrors(page);
   await page.goto(base);
   await page.selectOption("#tier", "beginner");
   await page.selectOption("#color", "black");
@@ -190,5 +220,6 @@ test("the page fits a phone and plays by taps as Black", { timeout: 300_000 }, a
   const scroll = await page.evaluate(() => document.documentElement.scrollWidth);
   assert.ok(scroll <= 390, `no sideways scrolling (${scroll} px)`);
   await page.screenshot({ path: path.join(shots, "phone-390x844.png"), fullPage: true });
+  assert.deepEqual(errors, [], "the page threw no error");
   await page.close();
 });
