@@ -95,6 +95,8 @@ fn net_player_plays_legal_games_in_the_arena() {
         "--games",
         "2",
         "--json",
+        "--out",
+        records.to_str().unwrap(),
     ]);
     assert!(o.status.success(), "{}", text(&o.stderr));
 }

@@ -335,6 +335,8 @@ fn tiers_calibrates_and_writes_a_manifest_that_loads() {
             "tier:easy",
             "--games",
             "2",
+            "--out",
+            root.join("cal-games.jsonl").to_str().unwrap(),
         ],
         "",
     );
