@@ -33,6 +33,9 @@ enum Command {
     Bench(cmd::bench::Bench),
     /// Play a match between two players: W/D/L per colour, score, Elo, game records.
     Arena(cmd::arena::Args),
+    /// Review recorded games with a searching player: each action's cost, each side's mistakes.
+    #[command(visible_alias = "analyze")]
+    Analyse(cmd::analyse::Args),
     /// Engine against engine over the engine protocol: refereed games, W/D/L, Elo, records.
     Match(cmd::r#match::Args),
     /// Round robin among players, rated by one Bradley-Terry Elo fit (random = 0).
@@ -66,6 +69,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Engine => engine::run_stdio(),
         Command::Bench(b) => cmd::bench::run(b),
         Command::Arena(args) => cmd::arena::run(args),
+        Command::Analyse(args) => cmd::analyse::run(args),
         Command::Match(args) => cmd::r#match::run(args),
         Command::Ladder(args) => cmd::ladder::run(args),
         Command::Net(n) => cmd::net::run(n),

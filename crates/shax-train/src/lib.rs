@@ -12,7 +12,7 @@
 //! - matches: between two player specs ([`run_arena`]), round robins with a
 //!   Bradley-Terry fit ([`run_ladder`]), Elo arithmetic and the one refit of
 //!   named results ([`elo`]), the game record every match writes
-//!   ([`GameRecord`]);
+//!   ([`GameRecord`]), and its review by a searching player ([`review_game`]);
 //! - difficulty tier calibration ([`calibrate`], `tiers`), which writes the
 //!   `shax_bot` manifest;
 //! - fitting the alpha-beta evaluation's weights to self-play games
@@ -47,6 +47,7 @@ mod paths;
 mod play;
 mod record;
 mod replay;
+mod review;
 mod run;
 mod selfplay;
 mod shard;
@@ -74,6 +75,7 @@ pub use paths::{
 };
 pub use record::{GameRecord, RECORD_VERSION, RecordError, write_records};
 pub use replay::{Augmenter, Batch, ReplayWindow};
+pub use review::{ActionReview, GameReview, ReviewError, review_game};
 pub use run::{Observer, RunError, TrainOptions, TrainSummary, train};
 pub use selfplay::{MAX_GAME_ACTIONS, SelfPlayStats, Worker, play_generation};
 pub use shard::{

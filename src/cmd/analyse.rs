@@ -1,0 +1,209 @@
+//! `shax analyse`: review recorded games with a searching player; each
+//! action's cost and each side's mistakes.
+
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+
+use anyhow::{Context, bail};
+use shax_core::{Color, Rules};
+use shax_search::{Limits, Player, WIN, WIN_BOUND};
+use shax_train::{GameRecord, GameReview, review_game};
+
+use super::players::registry;
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Game records (JSON lines, as `shax arena`, `match` and `play` write them).
+    records: PathBuf,
+    /// The games to review, by their line number from 1 (`3`, `1,4,9`, `2-5`); default all.
+    #[arg(long)]
+    games: Option<String>,
+    /// The reviewer: a searching player's spec (alphabeta, mcts, net). Its own budget
+    /// applies; a deeper search than the players' makes a better judge.
+    #[arg(long = "with", default_value = "alphabeta:nodes=200000")]
+    reviewer: String,
+    /// A mistake costs at least this much of the reviewer's score (alpha-beta:
+    /// centi-pieces; network search: 1000 x the value, so 1000 is a full point).
+    #[arg(long, default_value_t = 100)]
+    drop: i32,
+    /// Seed of the reviewer's choices.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Print one JSON object per game instead of the report.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let records = read_records(&args)?;
+    let mut reviewer: Option<(String, Box<dyn Player>)> = None;
+    for (line, record) in records {
+        let rules = Rules::from_toml(&record.rules_toml)
+            .with_context(|| format!("{} line {line}", args.records.display()))?;
+        // One reviewer for every game of the same rules (a network loads once).
+        if reviewer
+            .as_ref()
+            .is_none_or(|(r, _)| *r != record.rules_toml)
+        {
+            let p = registry(rules)
+                .build_str(&args.reviewer)
+                .with_context(|| format!("--with '{}'", args.reviewer))?;
+            reviewer = Some((record.rules_toml.clone(), p));
+        }
+        let (_, player) = reviewer.as_mut().expect("built above");
+        let review = review_game(&record, player.as_mut(), &Limits::NONE, args.seed)
+            .with_context(|| format!("{} line {line}", args.records.display()))?;
+        if args.json {
+            let mut v = serde_json::to_value(&review)?;
+            v["game"] = line.into();
+            v["reviewer"] = args.reviewer.clone().into();
+            println!("{v}");
+        } else {
+            report(line, &record, &review, args.drop);
+        }
+    }
+    Ok(())
+}
+
+/// The chosen records with their line numbers; a line that is not a record is an error.
+fn read_records(args: &Args) -> anyhow::Result<Vec<(usize, GameRecord)>> {
+    let path = &args.records;
+    let file = std::fs::File::open(path).with_context(|| format!("reading {}", path.display()))?;
+    let mut all = Vec::new();
+    for (i, line) in BufReader::new(file).lines().enumerate() {
+        let line = line.with_context(|| format!("reading {}", path.display()))?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let record: GameRecord = serde_json::from_str(&line)
+            .with_context(|| format!("{} line {}: not a game record", path.display(), i + 1))?;
+        all.push((i + 1, record));
+    }
+    let Some(list) = &args.games else {
+        return Ok(all);
+    };
+    let wanted = parse_games(list).with_context(|| format!("--games '{list}'"))?;
+    if let Some(&missing) = wanted.iter().find(|&&n| !all.iter().any(|(l, _)| *l == n)) {
+        bail!("--games: {} has no game on line {missing}", path.display());
+    }
+    all.retain(|(l, _)| wanted.contains(l));
+    Ok(all)
+}
+
+/// `3`, `1,4,9`, `2-5` or a mix: line numbers from 1.
+fn parse_games(list: &str) -> anyhow::Result<Vec<usize>> {
+    let mut out = Vec::new();
+    for item in list.split(',').map(str::trim) {
+        let num = |s: &str| -> anyhow::Result<usize> {
+            match s.trim().parse::<usize>() {
+                Ok(n) if n >= 1 => Ok(n),
+                _ => bail!("'{s}' is not a line number (1 or more)"),
+            }
+        };
+        match item.split_once('-') {
+            Some((a, b)) => {
+                let (a, b) = (num(a)?, num(b)?);
+                if a > b {
+                    bail!("'{item}' runs backwards");
+                }
+                out.extend(a..=b);
+            }
+            None => out.push(num(item)?),
+        }
+    }
+    Ok(out)
+}
+
+fn report(line: usize, record: &GameRecord, r: &GameReview, drop: i32) {
+    let result = match r.winner.as_str() {
+        "none" => format!("draw ({})", r.reason),
+        w => format!("{w} wins ({})", r.reason),
+    };
+    println!(
+        "game {line}: white {} / black {}: {result}, {} actions",
+        r.white,
+        r.black,
+        r.actions.len()
+    );
+    println!(
+        "  ply  mover  action   before    after   cost  reviewer's choice   (#N: a win in N actions)"
+    );
+    for a in &r.actions {
+        let mark = if a.opening {
+            "  (opening)"
+        } else if a.cost >= drop {
+            "  ??"
+        } else {
+            ""
+        };
+        println!(
+            "  {:>3}  {:<5}  {:<7} {:>7}  {:>7}  {:>5}  {}{mark}",
+            a.ply,
+            a.mover,
+            a.action,
+            score(a.before),
+            score(a.after),
+            a.cost,
+            a.best
+        );
+    }
+    for c in Color::BOTH {
+        let m = r.mistakes(c, drop);
+        let spec = if c == Color::White {
+            &record.white
+        } else {
+            &record.black
+        };
+        let worst: Vec<String> = m
+            .iter()
+            .take(3)
+            .map(|a| format!("{} at ply {} (-{})", a.action, a.ply, a.cost))
+            .collect();
+        println!(
+            "  {} ({spec}): {} cost {drop} or more{}{}",
+            c.name(),
+            match m.len() {
+                1 => "1 action".to_string(),
+                n => format!("{n} actions"),
+            },
+            if worst.is_empty() {
+                ""
+            } else {
+                "; the worst: "
+            },
+            worst.join(", ")
+        );
+    }
+    println!();
+}
+
+/// A score as the report prints it: a proven result as `#N` (a win in N
+/// actions) or `-#N`, anything else as it is.
+fn score(s: i32) -> String {
+    match s {
+        s if s >= WIN_BOUND => format!("#{}", WIN - s),
+        s if s <= -WIN_BOUND => format!("-#{}", WIN + s),
+        s => s.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{parse_games, score};
+
+    #[test]
+    fn proven_results_print_as_distances() {
+        assert_eq!(score(29_987), "#13");
+        assert_eq!(score(-30_000), "-#0");
+        assert_eq!(score(-215), "-215");
+    }
+
+    #[test]
+    fn game_lists_take_numbers_and_ranges() {
+        assert_eq!(parse_games("3").unwrap(), [3]);
+        assert_eq!(parse_games("1, 4,2-5").unwrap(), [1, 4, 2, 3, 4, 5]);
+        for bad in ["0", "x", "5-2", "", "1-"] {
+            assert!(parse_games(bad).is_err(), "{bad}");
+        }
+    }
+}
