@@ -10,9 +10,10 @@ fn tmp(name: &str) -> String {
     dir.join(name).display().to_string()
 }
 
-/// Records of two games of Nine Men's Morris, greedy against random.
-fn records() -> String {
-    let out = tmp("games.jsonl");
+/// Records of two games of Nine Men's Morris, greedy against random, in a
+/// file of the test's own.
+fn records(test: &str) -> String {
+    let out = tmp(&format!("{test}.jsonl"));
     let (code, _, stderr) = shax(&[
         "arena",
         "--rules",
@@ -34,7 +35,7 @@ fn records() -> String {
 
 #[test]
 fn every_action_of_the_chosen_games_is_reviewed() {
-    let file = records();
+    let file = records("review");
     let lines: Vec<String> = std::fs::read_to_string(&file)
         .unwrap()
         .lines()
@@ -86,12 +87,16 @@ fn every_action_of_the_chosen_games_is_reviewed() {
 
 #[test]
 fn bad_input_exits_2_naming_the_problem() {
-    let file = records();
+    let file = records("bad");
     let garbage = tmp("garbage.jsonl");
     std::fs::write(&garbage, "{\"not\": \"a record\"}\n").unwrap();
     for (args, want) in [
         (vec!["analyse", &file, "--games", "3"], "no game on line 3"),
         (vec!["analyse", &file, "--games", "2-1"], "runs backwards"),
+        (
+            vec!["analyse", &file, "--games", "5-99999999999"],
+            "no game on lines 5-99999999999",
+        ),
         (
             vec!["analyse", &file, "--with", "random"],
             "'random' reports no score",

@@ -45,9 +45,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             .as_ref()
             .is_none_or(|(r, _)| *r != record.rules_toml)
         {
-            let p = registry(rules)
-                .build_str(&args.reviewer)
-                .with_context(|| format!("--with '{}'", args.reviewer))?;
+            let p = registry(rules).build_str(&args.reviewer).with_context(|| {
+                format!(
+                    "--with '{}' for {} line {line} ({})",
+                    args.reviewer,
+                    args.records.display(),
+                    record.rules
+                )
+            })?;
             reviewer = Some((record.rules_toml.clone(), p));
         }
         let (_, player) = reviewer.as_mut().expect("built above");
@@ -83,15 +88,23 @@ fn read_records(args: &Args) -> anyhow::Result<Vec<(usize, GameRecord)>> {
         return Ok(all);
     };
     let wanted = parse_games(list).with_context(|| format!("--games '{list}'"))?;
-    if let Some(&missing) = wanted.iter().find(|&&n| !all.iter().any(|(l, _)| *l == n)) {
-        bail!("--games: {} has no game on line {missing}", path.display());
+    for &(a, b) in &wanted {
+        if !all.iter().any(|(l, _)| (a..=b).contains(l)) {
+            let lines = if a == b {
+                format!("line {a}")
+            } else {
+                format!("lines {a}-{b}")
+            };
+            bail!("--games: {} has no game on {lines}", path.display());
+        }
     }
-    all.retain(|(l, _)| wanted.contains(l));
+    all.retain(|(l, _)| wanted.iter().any(|&(a, b)| (a..=b).contains(l)));
     Ok(all)
 }
 
-/// `3`, `1,4,9`, `2-5` or a mix: line numbers from 1.
-fn parse_games(list: &str) -> anyhow::Result<Vec<usize>> {
+/// `3`, `1,4,9`, `2-5` or a mix: ranges of line numbers from 1 (a number is
+/// the range of itself).
+fn parse_games(list: &str) -> anyhow::Result<Vec<(usize, usize)>> {
     let mut out = Vec::new();
     for item in list.split(',').map(str::trim) {
         let num = |s: &str| -> anyhow::Result<usize> {
@@ -106,9 +119,12 @@ fn parse_games(list: &str) -> anyhow::Result<Vec<usize>> {
                 if a > b {
                     bail!("'{item}' runs backwards");
                 }
-                out.extend(a..=b);
+                out.push((a, b));
             }
-            None => out.push(num(item)?),
+            None => {
+                let n = num(item)?;
+                out.push((n, n));
+            }
         }
     }
     Ok(out)
@@ -125,62 +141,66 @@ fn report(line: usize, record: &GameRecord, r: &GameReview, drop: i32) {
         r.black,
         r.actions.len()
     );
-    println!(
-        "  ply  mover  action   before    after   cost  reviewer's choice   (#N: a win in N actions)"
-    );
-    for a in &r.actions {
-        let mark = if a.opening {
-            "  (opening)"
-        } else if a.cost >= drop {
-            "  ??"
-        } else {
-            ""
-        };
-        println!(
-            "  {:>3}  {:<5}  {:<7} {:>7}  {:>7}  {:>5}  {}{mark}",
-            a.ply,
-            a.mover,
-            a.action,
-            score(a.before),
-            score(a.after),
-            a.cost,
-            a.best
-        );
-    }
+    table(r, drop);
     for c in Color::BOTH {
-        let m = r.mistakes(c, drop);
         let spec = if c == Color::White {
             &record.white
         } else {
             &record.black
         };
-        let worst: Vec<String> = m
-            .iter()
-            .take(3)
-            .map(|a| format!("{} at ply {} (-{})", a.action, a.ply, a.cost))
-            .collect();
-        println!(
-            "  {} ({spec}): {} cost {drop} or more{}{}",
-            c.name(),
-            match m.len() {
-                1 => "1 action".to_string(),
-                n => format!("{n} actions"),
-            },
-            if worst.is_empty() {
-                ""
-            } else {
-                "; the worst: "
-            },
-            worst.join(", ")
-        );
+        println!("  {} ({spec}): {}", c.name(), mistakes(r, c, drop));
     }
     println!();
 }
 
+/// Every action: the scores around it, its cost, the reviewer's choice.
+fn table(r: &GameReview, drop: i32) {
+    println!(
+        "  ply  mover  action   before    after   cost  reviewer's choice   (#N: a win in N actions)"
+    );
+    for a in &r.actions {
+        let mark = match (a.opening, a.cost >= drop) {
+            (true, _) => "  (opening)",
+            (false, true) => "  ??",
+            (false, false) => "",
+        };
+        let (before, after) = (score(a.before), score(a.after));
+        println!(
+            "  {:>3}  {:<5}  {:<7} {before:>7}  {after:>7}  {:>5}  {}{mark}",
+            a.ply, a.mover, a.action, a.cost, a.best
+        );
+    }
+}
+
+/// A side's mistakes in words: how many, and the worst three.
+fn mistakes(r: &GameReview, c: Color, drop: i32) -> String {
+    let m = r.mistakes(c, drop);
+    let count = match m.len() {
+        1 => "1 action".to_string(),
+        n => format!("{n} actions"),
+    };
+    let worst: Vec<String> = m
+        .iter()
+        .take(3)
+        .map(|a| format!("{} at ply {} (-{})", a.action, a.ply, a.cost))
+        .collect();
+    if worst.is_empty() {
+        format!("{count} cost {drop} or more")
+    } else {
+        format!(
+            "{count} cost {drop} or more; the worst: {}",
+            worst.join(", ")
+        )
+    }
+}
+
 /// A score as the report prints it: a proven result as `#N` (a win in N
-/// actions) or `-#N`, anything else as it is.
+/// actions) or `-#N`, or `win` / `loss` where the distance is unknown (the
+/// network search's solver), anything else as it is.
 fn score(s: i32) -> String {
     match s {
+        WIN_BOUND => "win".to_string(),
+        s if s == -WIN_BOUND => "loss".to_string(),
         s if s >= WIN_BOUND => format!("#{}", WIN - s),
         s if s <= -WIN_BOUND => format!("-#{}", WIN + s),
         s => s.to_string(),
@@ -196,12 +216,17 @@ mod tests {
         assert_eq!(score(29_987), "#13");
         assert_eq!(score(-30_000), "-#0");
         assert_eq!(score(-215), "-215");
+        assert_eq!(
+            (score(29_000), score(-29_000)),
+            ("win".into(), "loss".into())
+        );
     }
 
     #[test]
     fn game_lists_take_numbers_and_ranges() {
-        assert_eq!(parse_games("3").unwrap(), [3]);
-        assert_eq!(parse_games("1, 4,2-5").unwrap(), [1, 4, 2, 3, 4, 5]);
+        assert_eq!(parse_games("3").unwrap(), [(3, 3)]);
+        assert_eq!(parse_games("1, 4,2-5").unwrap(), [(1, 1), (4, 4), (2, 5)]);
+        assert_eq!(parse_games("1-99999999999").unwrap(), [(1, 99_999_999_999)]);
         for bad in ["0", "x", "5-2", "", "1-"] {
             assert!(parse_games(bad).is_err(), "{bad}");
         }

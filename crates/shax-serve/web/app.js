@@ -13,7 +13,7 @@ async function api(path, body) {
     body: JSON.stringify(body) };
   const res = await fetch(path, opts);
   const data = await res.json();
-  if (!res.ok) throw new Error(data.error || res.statusText);
+  if (!res.ok) throw Object.assign(new Error(data.error || res.statusText), { status: res.status });
   return data;
 }
 
@@ -114,12 +114,23 @@ function drawSide() {
   rec.scrollTop = rec.scrollHeight;
   document.body.dataset.turn = s.over ? "over" : humanToAct() ? "human" : "bot";
   $("undo").disabled = !game.by.includes(game.human);
+  $("download").disabled = false;
 }
 
 async function refresh() {
   const gen = game.gen;
-  const r = await api("v1/legal", { rules: game.rules.name, moves: game.moves });
+  let r;
+  try {
+    r = await api("v1/legal", { rules: game.rules.name, moves: game.moves });
+  } catch (e) {
+    if (gen !== game.gen) return;
+    if (e.status && e.status < 500) throw e;
+    $("error").textContent = `${e.message} (retrying)`;
+    setTimeout(() => gen === game.gen && refresh().catch(showError), 1000);
+    return;
+  }
   if (gen !== game.gen) return;
+  $("error").textContent = "";
   Object.assign(game, { legal: r.legal, status: r.status, board: r.board, selected: null });
   drawPieces();
   drawSide();
@@ -135,6 +146,8 @@ async function botMove() {
     play(r.action);
   } catch (e) {
     if (gen !== game.gen) return;
+    // A request the server refuses (4xx) would be refused again: say so and stop.
+    if (e.status && e.status < 500) return showError(e);
     $("error").textContent = `${e.message} (retrying)`;
     setTimeout(() => gen === game.gen && botMove(), 1000);
   }
@@ -143,16 +156,18 @@ async function botMove() {
 // The moves changed: until /v1/legal answers for them nobody may act, and any
 // answer still on its way for the old moves is dropped (by its generation).
 function awaitAnswer() {
-  game.gen++;
+  const gen = ++game.gen;
   Object.assign(game, { status: null, legal: [], selected: null });
   document.body.dataset.turn = "wait";
-  return refresh().catch(showError);
+  $("error").textContent = "";
+  $("download").disabled = true;
+  for (const hit of game.hitLayer.children) hit.classList.remove("target");
+  return refresh().catch((e) => gen === game.gen && showError(e));
 }
 
 function play(action) {
   game.by.push(game.status.to_act);
   game.moves.push(action);
-  $("error").textContent = "";
   awaitAnswer();
 }
 

@@ -26,7 +26,8 @@ pub struct ActionReview {
     /// The reviewer's score of the position after it, mover's view
     /// (`shax_search::WIN`, 0 or its negation where the action ended the game).
     pub after: i32,
-    /// `before - after`, at least 0.
+    /// `before - after`, at least 0; 0 where the action is the reviewer's
+    /// own choice (the two searches' horizons differ, the choice does not).
     pub cost: i32,
     /// The action the reviewer chose in the position before.
     pub best: String,
@@ -122,7 +123,11 @@ pub fn review_game(
             opening: ply < record.opening.len(),
             before: *before,
             after,
-            cost: (before - after).max(0),
+            cost: if action.to_string() == *best {
+                0
+            } else {
+                (before - after).max(0)
+            },
             best: best.clone(),
         });
     }
@@ -183,8 +188,15 @@ mod tests {
                 -next.before
             };
             assert_eq!(a.after, want, "ply {}", a.ply);
-            assert_eq!(a.cost, (a.before - a.after).max(0), "ply {}", a.ply);
+            let cost = if a.action == a.best {
+                0
+            } else {
+                (a.before - a.after).max(0)
+            };
+            assert_eq!(a.cost, cost, "ply {}", a.ply);
         }
+        // Removals: the same side acts twice running, and keeps its view.
+        assert!(r.actions.windows(2).any(|w| w[0].mover == w[1].mover));
         // The last action won the game: the winner's score after it is a win.
         let last = r.actions.last().unwrap();
         assert_eq!(last.mover, r.winner);

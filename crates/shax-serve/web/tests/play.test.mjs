@@ -185,8 +185,9 @@ test("a whole game of every other rule set with tiers", { timeout: 1_800_000 }, 
 });
 
 // A tier chosen before the page has its first answer from the server (held
-// back here) takes effect without an error once the answer lands.
-test("a tier chosen while the first position loads", { timeout: 60_000 }, async () => {
+// back here) takes effect without an error once the answer lands, and a click
+// before a new game's answer lands plays nothing.
+test("a tier chosen or a point clicked while the position loads", { timeout: 60_000 }, async () => {
   const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   const errors = watchErrors(page);
   let release;
@@ -199,6 +200,17 @@ test("a tier chosen while the first position loads", { timeout: 60_000 }, async 
   await page.unroute("**/v1/legal");
   assert.equal(await page.textContent("#status"), "White to place (12 in hand). Your turn.");
   assert.equal(await page.inputValue("#tier"), "easy");
+  // A click while a new game's first answer is held back plays nothing.
+  let again;
+  const heldAgain = new Promise((r) => { again = r; });
+  await page.route("**/v1/legal", async (route) => { await heldAgain; await route.continue(); });
+  await page.click("#new");
+  assert.equal(await page.locator(".hit.target").count(), 0, "nothing to click while waiting");
+  await page.click('.hit[data-point="d2"]');
+  again();
+  assert.equal(await waitTurn(page), "human");
+  await page.unroute("**/v1/legal");
+  assert.deepEqual(await recordMoves(page), [], "the click before the answer played nothing");
   assert.deepEqual(errors, [], "the page threw no error");
   await page.close();
 });
