@@ -5,9 +5,7 @@ mod common;
 use common::shax;
 
 fn tmp(name: &str) -> String {
-    let dir = std::env::temp_dir().join(format!("shax-analyse-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name).display().to_string()
+    common::tmp_file("analyse-cli", name)
 }
 
 /// Records of two games of Nine Men's Morris, greedy against random, in a

@@ -5,9 +5,7 @@ mod common;
 use common::shax;
 
 fn tmp(name: &str) -> String {
-    let dir = std::env::temp_dir().join(format!("shax-arena-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name).display().to_string()
+    common::tmp_file("arena-cli", name)
 }
 
 #[test]

@@ -6,9 +6,7 @@ mod common;
 use common::shax;
 
 fn tmp(name: &str) -> String {
-    let dir = std::env::temp_dir().join(format!("shax-match-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name).display().to_string()
+    common::tmp_file("match-cli", name)
 }
 
 /// A fake engine: shakes hands, and answers `go` with `on_go` (shell).

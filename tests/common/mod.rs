@@ -14,3 +14,11 @@ pub fn shax(args: &[&str]) -> (i32, String, String) {
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
 }
+
+/// A path for `name` in this test process's own folder for `suite` (created)
+/// under the system's temporary directory.
+pub fn tmp_file(suite: &str, name: &str) -> String {
+    let dir = std::env::temp_dir().join(format!("shax-{suite}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name).display().to_string()
+}

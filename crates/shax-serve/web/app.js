@@ -123,11 +123,7 @@ async function refresh() {
   try {
     r = await api("v1/legal", { rules: game.rules.name, moves: game.moves });
   } catch (e) {
-    if (gen !== game.gen) return;
-    if (e.status && e.status < 500) throw e;
-    $("error").textContent = `${e.message} (retrying)`;
-    setTimeout(() => gen === game.gen && refresh().catch(showError), 1000);
-    return;
+    return retryLater(gen, e, () => refresh().catch(showError));
   }
   if (gen !== game.gen) return;
   $("error").textContent = "";
@@ -145,12 +141,18 @@ async function botMove() {
     if (gen !== game.gen) return;
     play(r.action);
   } catch (e) {
-    if (gen !== game.gen) return;
-    // A request the server refuses (4xx) would be refused again: say so and stop.
-    if (e.status && e.status < 500) return showError(e);
-    $("error").textContent = `${e.message} (retrying)`;
-    setTimeout(() => gen === game.gen && botMove(), 1000);
+    retryLater(gen, e, botMove);
   }
+}
+
+// A request of generation `gen` failed: unless the moves have changed since,
+// try `again` in a second; a request the server refuses (4xx) would be refused
+// again, so that is said and not retried.
+function retryLater(gen, e, again) {
+  if (gen !== game.gen) return;
+  if (e.status && e.status < 500) return showError(e);
+  $("error").textContent = `${e.message} (retrying)`;
+  setTimeout(() => gen === game.gen && again(), 1000);
 }
 
 // The moves changed: until /v1/legal answers for them nobody may act, and any

@@ -48,6 +48,25 @@ pub struct GameReview {
     pub actions: Vec<ActionReview>,
 }
 
+impl ActionReview {
+    /// Sets `after` and `cost` from the score of the position the action led
+    /// to, `score` from the view of `next` (the side to act there).
+    fn settle(&mut self, score: i32, next: Color) {
+        self.after = if next.name() == self.mover {
+            score
+        } else {
+            -score
+        };
+        // The reviewer's own choice costs nothing: the two searches' horizons
+        // differ, the choice does not.
+        self.cost = if self.action == self.best {
+            0
+        } else {
+            (self.before - self.after).max(0)
+        };
+    }
+}
+
 impl GameReview {
     /// The players' actions (not the opening's) of `color` costing at least
     /// `drop`, costliest first.
@@ -89,47 +108,40 @@ pub fn review_game(
 ) -> Result<GameReview, ReviewError> {
     let played = record.replay()?;
     reviewer.reset();
-    // Every position that is not over (an unfinished record's last one too).
     let mut game = Game::from_position(*played.start());
-    let mut scores = Vec::with_capacity(played.len() + 1);
-    for step in 0..=played.len() {
-        if game.outcome().is_none() {
-            scores.push(score_of(&game, reviewer, limits, seed)?);
-        }
-        if let Some(&action) = played.actions().get(step) {
-            game.play(action).expect("a replayed action is legal");
-        }
-    }
-    let mut game = Game::from_position(*played.start());
-    let mut actions = Vec::with_capacity(scores.len());
-    for (ply, (&action, (before, best))) in played.actions().iter().zip(&scores).enumerate() {
+    let mut actions: Vec<ActionReview> = Vec::with_capacity(played.len());
+    let mut last_mover = None;
+    for (ply, &action) in played.actions().iter().enumerate() {
+        let (before, best) = score_of(&game, reviewer, limits, seed)?;
         let mover = game.position().to_act();
-        game.play(action).expect("a replayed action is legal");
-        let after = match (game.outcome(), scores.get(ply + 1)) {
-            (Some(o), _) => match o.winner {
-                Some(w) if w == mover => WIN,
-                Some(_) => -WIN,
-                None => 0,
-            },
-            (None, Some((next, _))) if game.position().to_act() == mover => *next,
-            (None, Some((next, _))) => -next,
-            // Every position not over was scored: not reached.
-            (None, None) => *before,
-        };
+        if let Some(last) = actions.last_mut() {
+            last.settle(before, mover);
+        }
         actions.push(ActionReview {
             ply,
             mover: mover.name(),
             action: action.to_string(),
             opening: ply < record.opening.len(),
-            before: *before,
-            after,
-            cost: if action.to_string() == *best {
-                0
-            } else {
-                (before - after).max(0)
-            },
-            best: best.clone(),
+            before,
+            after: 0,
+            cost: 0,
+            best,
         });
+        last_mover = Some(mover);
+        game.play(action).expect("a replayed action is legal");
+    }
+    // The end: a result, or (an unfinished record) the last position's score.
+    if let (Some(last), Some(mover)) = (actions.last_mut(), last_mover) {
+        match game.outcome() {
+            Some(o) => last.settle(
+                o.winner.map_or(0, |w| if w == mover { WIN } else { -WIN }),
+                mover,
+            ),
+            None => {
+                let (score, _) = score_of(&game, reviewer, limits, seed)?;
+                last.settle(score, game.position().to_act());
+            }
+        }
     }
     Ok(GameReview {
         white: record.white.clone(),
