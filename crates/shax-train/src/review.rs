@@ -110,7 +110,6 @@ pub fn review_game(
     reviewer.reset();
     let mut game = Game::from_position(*played.start());
     let mut actions: Vec<ActionReview> = Vec::with_capacity(played.len());
-    let mut last_mover = None;
     for (ply, &action) in played.actions().iter().enumerate() {
         let (before, best) = score_of(&game, reviewer, limits, seed)?;
         let mover = game.position().to_act();
@@ -127,21 +126,17 @@ pub fn review_game(
             cost: 0,
             best,
         });
-        last_mover = Some(mover);
         game.play(action).expect("a replayed action is legal");
     }
-    // The end: a result, or (an unfinished record) the last position's score.
-    if let (Some(last), Some(mover)) = (actions.last_mut(), last_mover) {
-        match game.outcome() {
-            Some(o) => last.settle(
-                o.winner.map_or(0, |w| if w == mover { WIN } else { -WIN }),
-                mover,
-            ),
-            None => {
-                let (score, _) = score_of(&game, reviewer, limits, seed)?;
-                last.settle(score, game.position().to_act());
-            }
-        }
+    // The end: a result, or (an unfinished record) the last position's score,
+    // both from the view of the side to act there.
+    if let Some(last) = actions.last_mut() {
+        let next = game.position().to_act();
+        let score = match game.outcome() {
+            Some(o) => o.winner.map_or(0, |w| if w == next { WIN } else { -WIN }),
+            None => score_of(&game, reviewer, limits, seed)?.0,
+        };
+        last.settle(score, next);
     }
     Ok(GameReview {
         white: record.white.clone(),
