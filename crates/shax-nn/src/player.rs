@@ -41,6 +41,13 @@ pub const FPU: Param<f32> = Param::new(
     PuctConfig::FPU_REDUCTION_RANGE.0,
     PuctConfig::FPU_REDUCTION_RANGE.1,
 );
+/// Policy softmax temperature of the search's priors (default 1: the
+/// network's policy): see [`PuctConfig::policy_temperature`].
+pub const PTEMP: Param<f32> = Param::new(
+    "ptemp",
+    PuctConfig::POLICY_TEMPERATURE_RANGE.0,
+    PuctConfig::POLICY_TEMPERATURE_RANGE.1,
+);
 /// Proving won and lost positions in the tree (`solver=1`; default off):
 /// see [`PuctConfig::solver`].
 pub const SOLVER: Param<u32> = Param::new("solver", 0, 1);
@@ -97,13 +104,14 @@ impl WeightsCache {
 /// The help line of the `net` kind.
 pub fn net_help() -> String {
     format!(
-        "net:<checkpoint>[,gumbel] {} {} {} {} {} {} {} {} {} {} {} {} - MCTS guided by a network (sims default {DEFAULT_SIMS}, place: sims of a decision to place a piece (default sims), batch {DEFAULT_BATCH}: leaves per network call, cpuct {DEFAULT_CPUCT}, fpu {DEFAULT_FPU}, solver 0: off, early 1: stop once decided, twofold 0: repetitions are draws at the third, guard: alpha-beta nodes that review each choice (default none), margin {}: centi-pieces a choice may trail the guard's best)",
+        "net:<checkpoint>[,gumbel] {} {} {} {} {} {} {} {} {} {} {} {} {} - MCTS guided by a network (sims default {DEFAULT_SIMS}, place: sims of a decision to place a piece (default sims), batch {DEFAULT_BATCH}: leaves per network call, cpuct {DEFAULT_CPUCT}, fpu {DEFAULT_FPU}, ptemp 1: policy softmax temperature of the priors, solver 0: off, early 1: stop once decided, twofold 0: repetitions are draws at the third, guard: alpha-beta nodes that review each choice (default none), margin {}: centi-pieces a choice may trail the guard's best)",
         SIMS.help(),
         PLACE.help(),
         BATCH.help(),
         TEMP.help(),
         CPUCT.help(),
         FPU.help(),
+        PTEMP.help(),
         SOLVER.help(),
         EARLY.help(),
         TWOFOLD.help(),
@@ -197,6 +205,7 @@ fn search_config(spec: &PlayerSpec) -> Result<NetSpec<'_>, SpecError> {
         TEMP.key,
         CPUCT.key,
         FPU.key,
+        PTEMP.key,
         SOLVER.key,
         EARLY.key,
         TWOFOLD.key,
@@ -227,6 +236,7 @@ fn search_config(spec: &PlayerSpec) -> Result<NetSpec<'_>, SpecError> {
         simulations: sims,
         c_init: spec.get_or(CPUCT, DEFAULT_CPUCT)?,
         fpu_reduction: spec.get_or(FPU, DEFAULT_FPU)?,
+        policy_temperature: spec.get_or(PTEMP, 1.0)?,
         leaves_per_batch: batch.min(sims.max(place_sims.unwrap_or(0)) as usize),
         gumbel: gumbel.then(GumbelConfig::default),
         solver: spec.get_or(SOLVER, 0)? == 1,
@@ -283,6 +293,8 @@ mod tests {
         assert_eq!((c.c_init, c.fpu_reduction), (DEFAULT_CPUCT, DEFAULT_FPU));
         let c = config("net:a.bpk,cpuct=2.5,fpu=0.5");
         assert_eq!((c.c_init, c.fpu_reduction), (2.5, 0.5));
+        assert_eq!(config("net:a.bpk").policy_temperature, 1.0);
+        assert_eq!(config("net:a.bpk,ptemp=1.5").policy_temperature, 1.5);
     }
 
     #[test]
@@ -335,6 +347,7 @@ mod tests {
         assert!(err("net").contains("checkpoint path"));
         assert!(err("net:a.bpk,fpu=-1").contains("fpu"));
         assert!(err("net:a.bpk,cpuct=x").contains("cpuct"));
+        assert!(err("net:a.bpk,ptemp=0").contains("ptemp"));
         assert!(err("net:a.bpk,solver=2").contains("solver"));
         assert!(err("net:a.bpk,twofold=2").contains("twofold"));
         assert!(err("net:a.bpk,guard=0").contains("guard"));

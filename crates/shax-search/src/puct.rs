@@ -53,6 +53,12 @@ pub struct PuctConfig {
     pub c_base: f32,
     /// First-play urgency: an unvisited child counts as the parent's value minus this.
     pub fpu_reduction: f32,
+    /// The search's priors are `softmax(logits / policy_temperature)`: above
+    /// 1 they are flatter than the network's policy, so the search looks at
+    /// more of the moves the network ranks second (lc0's policy softmax
+    /// temperature). The Gumbel root and [`RootStats::prior`] keep the
+    /// network's own logits.
+    pub policy_temperature: f32,
     /// Dirichlet noise concentration at the root.
     pub dirichlet_alpha: f32,
     /// Weight of the noise in the root priors; 0 turns it off (evaluation play).
@@ -84,6 +90,14 @@ impl PuctConfig {
     /// The `fpu_reduction` a user may set: values are in [-1, 1], so 2 keeps
     /// every unvisited child behind every visited one.
     pub const FPU_REDUCTION_RANGE: (f32, f32) = (0.0, 2.0);
+    /// The `policy_temperature` a user may set.
+    pub const POLICY_TEMPERATURE_RANGE: (f32, f32) = (0.1, 10.0);
+
+    /// A child's unnormalised prior from its logit and the largest logit
+    /// among its siblings.
+    fn prior_weight(&self, logit: f32, max: f32) -> f32 {
+        ((logit - max) / self.policy_temperature).exp()
+    }
 }
 
 impl Default for PuctConfig {
@@ -93,6 +107,7 @@ impl Default for PuctConfig {
             c_init: 1.25,
             c_base: 19652.0,
             fpu_reduction: 0.25,
+            policy_temperature: 1.0,
             dirichlet_alpha: 0.3,
             dirichlet_epsilon: 0.0,
             leaves_per_batch: 8,
@@ -403,12 +418,13 @@ impl Puct {
             .iter()
             .map(|n| n.logit)
             .fold(f32::NEG_INFINITY, f32::max);
+        let config = self.config;
         let sum: f32 = self.nodes[range.clone()]
             .iter()
-            .map(|n| (n.logit - max).exp())
+            .map(|n| config.prior_weight(n.logit, max))
             .sum();
         for n in &mut self.nodes[range.clone()] {
-            n.prior = (n.logit - max).exp() / sum;
+            n.prior = config.prior_weight(n.logit, max) / sum;
         }
         if let Some(g) = self.config.gumbel {
             self.start_gumbel(g);
@@ -669,7 +685,7 @@ impl Puct {
             let l = logits[a.policy_index()];
             let mut child = Node::new(idx, a, mover);
             child.logit = if l.is_finite() { l } else { 0.0 };
-            child.prior = (child.logit - max).exp();
+            child.prior = self.config.prior_weight(child.logit, max);
             sum += child.prior;
             self.nodes.push(child);
         }

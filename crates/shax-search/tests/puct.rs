@@ -778,3 +778,46 @@ fn placing_decisions_take_their_own_budget() {
     moving.play_str("g4-g7").unwrap();
     assert_eq!(nodes(&mut player, &moving), 16);
 }
+
+/// A network that likes one action (logit 4, the rest 0) and calls every
+/// position even.
+struct Favourite(usize);
+
+impl Evaluator for Favourite {
+    fn evaluate(&mut self, positions: &[Position], logits: &mut [f32], values: &mut [f32]) {
+        logits.fill(0.0);
+        for row in logits.chunks_mut(POLICY_SIZE) {
+            row[self.0] = 4.0;
+        }
+        values.fill(0.0);
+    }
+}
+
+/// With every value even, visits follow the priors: the favourite's share
+/// is near its prior, e^4 / (e^4 + 23) = 0.70 of the 24 placements at
+/// temperature 1 and e^2 / (e^2 + 23) = 0.24 at temperature 2.
+#[test]
+fn a_policy_temperature_flattens_the_priors_the_search_follows() {
+    let pos = Position::new(Rules::default());
+    let favourite = pos.legal_actions()[5];
+    let share = |policy_temperature| {
+        let mut s = Puct::new(
+            PuctConfig {
+                fpu_reduction: 0.0,
+                policy_temperature,
+                ..config(400)
+            },
+            1,
+        );
+        s.set_root(pos, KeyHistory::new(&pos));
+        s.run(&mut Favourite(favourite.policy_index()));
+        let st = s.root_stats();
+        let i = st.actions.iter().position(|&a| a == favourite).unwrap();
+        // The network's own prior is reported whatever the temperature.
+        assert!((st.prior[i] - 0.70).abs() < 0.01, "{}", st.prior[i]);
+        st.visits[i] as f32 / st.visits.iter().sum::<u32>() as f32
+    };
+    let (sharp, flat) = (share(1.0), share(2.0));
+    assert!((sharp - 0.70).abs() < 0.1, "temperature 1: {sharp}");
+    assert!((flat - 0.24).abs() < 0.1, "temperature 2: {flat}");
+}
