@@ -92,12 +92,6 @@ impl PuctConfig {
     pub const FPU_REDUCTION_RANGE: (f32, f32) = (0.0, 2.0);
     /// The `policy_temperature` a user may set.
     pub const POLICY_TEMPERATURE_RANGE: (f32, f32) = (0.1, 10.0);
-
-    /// A child's unnormalised prior from its logit and the largest logit
-    /// among its siblings.
-    fn prior_weight(&self, logit: f32, max: f32) -> f32 {
-        ((logit - max) / self.policy_temperature).exp()
-    }
 }
 
 impl Default for PuctConfig {
@@ -414,18 +408,10 @@ impl Puct {
         if range.is_empty() {
             return;
         }
-        let max = self.nodes[range.clone()]
-            .iter()
-            .map(|n| n.logit)
-            .fold(f32::NEG_INFINITY, f32::max);
-        let config = self.config;
-        let sum: f32 = self.nodes[range.clone()]
-            .iter()
-            .map(|n| config.prior_weight(n.logit, max))
-            .sum();
-        for n in &mut self.nodes[range.clone()] {
-            n.prior = config.prior_weight(n.logit, max) / sum;
-        }
+        set_priors(
+            &mut self.nodes[range.clone()],
+            self.config.policy_temperature,
+        );
         if let Some(g) = self.config.gumbel {
             self.start_gumbel(g);
         } else if self.config.dirichlet_epsilon > 0.0 && range.len() > 1 {
@@ -676,22 +662,16 @@ impl Puct {
         let legal = pos.legal_actions();
         let first = self.nodes.len() as u32;
         let mover = pos.to_act();
-        let max = legal
-            .iter()
-            .map(|a| logits[a.policy_index()])
-            .fold(f32::NEG_INFINITY, f32::max);
-        let mut sum = 0.0;
         for &a in legal.iter() {
             let l = logits[a.policy_index()];
             let mut child = Node::new(idx, a, mover);
             child.logit = if l.is_finite() { l } else { 0.0 };
-            child.prior = self.config.prior_weight(child.logit, max);
-            sum += child.prior;
             self.nodes.push(child);
         }
-        for c in &mut self.nodes[first as usize..] {
-            c.prior /= sum;
-        }
+        set_priors(
+            &mut self.nodes[first as usize..],
+            self.config.policy_temperature,
+        );
         let node = &mut self.nodes[idx as usize];
         node.first_child = first;
         node.num_children = legal.len() as u16;
@@ -813,6 +793,23 @@ impl Puct {
             x -= w;
         }
         kids.last().map(|n| n.action)
+    }
+}
+
+/// Sets `kids`' priors to the softmax of their logits divided by
+/// `temperature` (see [`PuctConfig::policy_temperature`]).
+fn set_priors(kids: &mut [Node], temperature: f32) {
+    let max = kids
+        .iter()
+        .map(|n| n.logit)
+        .fold(f32::NEG_INFINITY, f32::max);
+    let mut sum = 0.0;
+    for n in kids.iter_mut() {
+        n.prior = ((n.logit - max) / temperature).exp();
+        sum += n.prior;
+    }
+    for n in kids {
+        n.prior /= sum;
     }
 }
 
