@@ -1,7 +1,7 @@
 //! Actions, their notation, fixed-capacity action lists and the policy index map.
 
 use std::fmt;
-use std::ops::Deref;
+use std::ops::{Deref, DerefMut};
 use std::str::FromStr;
 
 use crate::board::{POINTS, Point};
@@ -211,6 +211,13 @@ impl Deref for ActionList {
     #[inline]
     fn deref(&self) -> &[Action] {
         &self.items[..self.len]
+    }
+}
+
+impl DerefMut for ActionList {
+    #[inline]
+    fn deref_mut(&mut self) -> &mut [Action] {
+        &mut self.items[..self.len]
     }
 }
 

@@ -285,6 +285,8 @@ pub struct Geometry {
     /// The lines through each point (two on the plain board, up to three on the
     /// diagonal one); unused slots are empty masks.
     pub lines_through: [[Bitboard; 3]; POINTS],
+    /// The junctions: points with four or more neighbours.
+    pub junctions: Bitboard,
 }
 
 const fn line(
@@ -339,6 +341,7 @@ const DIAGONAL_LINES: [Bitboard; 20] = make_lines::<20>(true);
 const fn make_geometry(lines: &'static [Bitboard], diagonal: bool) -> Geometry {
     let mut adjacent = [Bitboard(0); POINTS];
     let mut lines_through = [[Bitboard(0); 3]; POINTS];
+    let mut junctions = 0;
     let mut i = 0;
     while i < POINTS {
         let p = Point(i as u8);
@@ -353,6 +356,9 @@ const fn make_geometry(lines: &'static [Bitboard], diagonal: bool) -> Geometry {
             }
         }
         adjacent[i] = Bitboard(adj);
+        if adj.count_ones() >= 4 {
+            junctions |= p.bb().0;
+        }
         let mut slot = 0;
         let mut l = 0;
         while l < lines.len() {
@@ -368,6 +374,7 @@ const fn make_geometry(lines: &'static [Bitboard], diagonal: bool) -> Geometry {
         lines,
         adjacent,
         lines_through,
+        junctions: Bitboard(junctions),
     }
 }
 
@@ -458,6 +465,18 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn junctions_are_the_points_with_four_neighbours() {
+        let points = |names: &str| {
+            names
+                .split(' ')
+                .map(|n| n.parse::<Point>().unwrap().bb())
+                .fold(Bitboard::EMPTY, |a, b| a | b)
+        };
+        assert_eq!(PLAIN.junctions, points("d6 b4 f4 d2"));
+        assert_eq!(DIAGONAL.junctions, points("b6 d6 f6 b4 f4 b2 d2 f2"));
     }
 
     #[test]

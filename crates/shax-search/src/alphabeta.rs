@@ -42,9 +42,8 @@ const UPPER: u8 = 3;
 
 /// A node's actions and their ordering keys, picked best first.
 struct Ordered {
-    len: usize,
+    acts: ActionList,
     keys: [i32; MAX_ACTIONS],
-    acts: [Action; MAX_ACTIONS],
 }
 
 impl Ordered {
@@ -53,7 +52,7 @@ impl Ordered {
     #[inline]
     fn pick(&mut self, i: usize) -> (Action, i32) {
         let mut j = i;
-        for k in i + 1..self.len {
+        for k in i + 1..self.acts.len() {
             if self.keys[k] > self.keys[j] {
                 j = k;
             }
@@ -435,7 +434,7 @@ impl Search<'_, '_> {
         let alpha0 = alpha;
         let mut best = -INF;
         let mut best_move = None;
-        for i in 0..moves.len {
+        for i in 0..moves.acts.len() {
             let (a, order) = moves.pick(i);
             let score = self.search_action(pos, a, (i, order), depth, (alpha, beta), ply);
             if self.stopped {
@@ -531,24 +530,37 @@ impl Search<'_, '_> {
         (None, tt_move)
     }
 
+    /// Starts loading the table's entry for `pos` into the cache, so that the
+    /// probe at its node does not wait on memory.
+    #[inline]
+    fn prefetch(&self, pos: &Position) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+            let entry: *const TtEntry = &self.tt[pos.full_key() as usize & self.mask];
+            // SAFETY: a prefetch is a hint to the cache; it reads nothing
+            // through the pointer, which points into the table anyway.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(entry.cast()) }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = pos;
+    }
+
     /// The actions of `pos` with their ordering keys (at the root, the root's
     /// list, its first action first).
     fn ordered(&self, pos: &Position, tt_move: Option<Action>, ply: usize) -> Ordered {
-        let mut list = ActionList::new();
+        let mut moves = Ordered {
+            acts: ActionList::new(),
+            keys: [0; MAX_ACTIONS],
+        };
         if ply == 0 {
             for &a in &self.root {
-                list.push(a);
+                moves.acts.push(a);
             }
         } else {
-            pos.legal_actions_into(&mut list);
+            pos.legal_actions_into(&mut moves.acts);
         }
-        let mut moves = Ordered {
-            len: list.len(),
-            keys: [0; MAX_ACTIONS],
-            acts: [Action::Remove(shax_core::Point::ALL[0]); MAX_ACTIONS],
-        };
-        for (i, &a) in list.iter().enumerate() {
-            moves.acts[i] = a;
+        for (i, &a) in moves.acts.iter().enumerate() {
             moves.keys[i] = if ply == 0 && i == 0 {
                 20_000_000
             } else {
@@ -573,8 +585,11 @@ impl Search<'_, '_> {
     ) -> i32 {
         let mut child = *pos;
         child.play_unchecked(a);
-        let m = self.hist.push(a, &child);
         let nd = if a.is_removal() { depth } else { depth - 1 };
+        if nd > 0 || child.task() == Task::Remove {
+            self.prefetch(&child);
+        }
+        let m = self.hist.push(a, &child);
         let same = child.to_act() == pos.to_act();
         let mut score;
         if i == 0 {

@@ -92,9 +92,14 @@ pub fn evaluate(pos: &Position) -> i32 {
 /// [`evaluate`] with the given weights.
 pub fn evaluate_with(pos: &Position, w: &Weights) -> i32 {
     let me = pos.to_act();
-    let white = side(pos, Color::White, w) - side(pos, Color::Black, w);
-    let mut s = if me == Color::White { white } else { -white };
-    s += to_act_terms(pos, w);
+    let (white, white_holes) = side(pos, Color::White, w);
+    let (black, black_holes) = side(pos, Color::Black, w);
+    let (mut s, my_holes) = if me == Color::White {
+        (white - black, white_holes)
+    } else {
+        (black - white, black_holes)
+    };
+    s += to_act_terms(pos, w, my_holes);
     s = fade(pos, w, s);
     s.clamp(-WIN_BOUND + 1, WIN_BOUND - 1)
 }
@@ -121,9 +126,9 @@ fn shax_race(pos: &Position) -> bool {
     r.full_board == FullBoard::JareRemovals && r.placement_lines == PlacementLines::Record
 }
 
-/// What only the player to act has: removals owed, a line it can close now.
-fn to_act_terms(pos: &Position, w: &Weights) -> i32 {
-    let me = pos.to_act();
+/// What only the player to act has: removals owed, a line it can close now
+/// (`holes`: the empty points where it would close one).
+fn to_act_terms(pos: &Position, w: &Weights, holes: Bitboard) -> i32 {
     match pos.task() {
         Task::Remove => {
             let mut s = w.piece * pos.removals_owed() as i32;
@@ -133,7 +138,7 @@ fn to_act_terms(pos: &Position, w: &Weights) -> i32 {
             s
         }
         Task::Place | Task::Move => {
-            if closable_holes(pos, me).is_empty() {
+            if holes.is_empty() {
                 return 0;
             }
             let captures =
@@ -171,43 +176,9 @@ fn fade(pos: &Position, w: &Weights, s: i32) -> i32 {
     }
 }
 
-/// The empty points where `c` would close a line with its next place or move
-/// (ignoring whose turn it is).
-fn closable_holes(pos: &Position, c: Color) -> Bitboard {
-    let geo = pos.rules().board.geometry();
-    let own = pos.board(c);
-    let empty = !pos.occupied();
-    let anywhere = pos.hand(c) > 0 || pos.flies(c);
-    let mut holes = Bitboard::EMPTY;
-    for &l in geo.lines {
-        if (l & own).count() != 2 {
-            continue;
-        }
-        let hole = l & empty;
-        if hole.is_empty() {
-            continue;
-        }
-        let p = hole.iter().next().expect("one point");
-        if anywhere || !(geo.adjacent[p.index()] & own & Bitboard(!l.0)).is_empty() {
-            holes |= hole;
-        }
-    }
-    holes
-}
-
-/// Points with four or more neighbours.
-fn junctions(geo: &Geometry) -> Bitboard {
-    let mut j = Bitboard::EMPTY;
-    for (i, adj) in geo.adjacent.iter().enumerate() {
-        if adj.count() >= 4 {
-            j |= shax_core::Point::ALL[i].bb();
-        }
-    }
-    j
-}
-
-/// `c`'s terms, independent of who is to act.
-fn side(pos: &Position, c: Color, w: &Weights) -> i32 {
+/// `c`'s terms, independent of who is to act, and the empty points where `c`
+/// would close a line with its next place or move.
+fn side(pos: &Position, c: Color, w: &Weights) -> (i32, Bitboard) {
     let geo = pos.rules().board.geometry();
     let own = pos.board(c);
     let empty = !pos.occupied();
@@ -216,14 +187,15 @@ fn side(pos: &Position, c: Color, w: &Weights) -> i32 {
     let mut s = w.piece * pos.pieces(c) as i32;
     s += mobility(geo, own, empty, placing, flies, w);
     if placing {
-        s += w.junction * (own & junctions(geo)).count() as i32;
+        s += w.junction * (own & geo.junctions).count() as i32;
     }
-    s += lines(pos, c, w);
+    let (line_terms, holes) = lines(pos, c, w);
+    s += line_terms;
     if !placing && !flies {
         s += w.swing * swings(geo, own, empty).min(2);
     }
     if placing {
-        let forks = closable_holes(pos, c).count() >= 2;
+        let forks = holes.count() >= 2;
         if shax_race(pos) {
             if pos.first_jare().is_none() && forks {
                 s += w.jare_fork;
@@ -235,7 +207,7 @@ fn side(pos: &Position, c: Color, w: &Weights) -> i32 {
     if shax_race(pos) && pos.first_jare() == Some(c) {
         s += w.jare;
     }
-    s
+    (s, holes)
 }
 
 /// Moves, stuck pieces and the nearness of a blockade.
@@ -266,8 +238,10 @@ fn mobility(
     s
 }
 
-/// Complete, open, ready and potential lines of `c`.
-fn lines(pos: &Position, c: Color, w: &Weights) -> i32 {
+/// Complete, open, ready and potential lines of `c`, and the holes of its
+/// closable lines: two pieces and an empty point that `c` can fill next
+/// (placing or flying, or sliding a piece from outside the line).
+fn lines(pos: &Position, c: Color, w: &Weights) -> (i32, Bitboard) {
     let geo = pos.rules().board.geometry();
     let own = pos.board(c);
     let opp = pos.board(c.opponent());
@@ -276,6 +250,7 @@ fn lines(pos: &Position, c: Color, w: &Weights) -> i32 {
     let anywhere = placing || pos.flies(c);
     let opp_anywhere = pos.hand(c.opponent()) > 0 || pos.flies(c.opponent());
     let mut s = 0;
+    let mut holes = Bitboard::EMPTY;
     for &l in geo.lines {
         if !(l & opp).is_empty() {
             continue;
@@ -291,12 +266,15 @@ fn lines(pos: &Position, c: Color, w: &Weights) -> i32 {
                 }
             }
             2 => {
-                let p = (l & empty).iter().next().expect("one point");
+                let hole = l & empty;
+                let p = hole.iter().next().expect("one point");
                 let near = geo.adjacent[p.index()];
                 if anywhere {
                     s += w.two_place;
+                    holes |= hole;
                 } else if !(near & own & Bitboard(!l.0)).is_empty() {
                     s += w.two_ready;
+                    holes |= hole;
                     if !opp_anywhere && (near & opp).is_empty() {
                         s += w.two_unguarded;
                     }
@@ -308,7 +286,7 @@ fn lines(pos: &Position, c: Color, w: &Weights) -> i32 {
             _ => {}
         }
     }
-    s
+    (s, holes)
 }
 
 /// Moves of a piece out of a complete line into a hole that closes another:

@@ -1,7 +1,7 @@
 //! The mill evaluation's terms on hand-built positions.
 
 use super::*;
-use shax_core::{Preset, Rules};
+use shax_core::{Point, Preset, Rules};
 
 fn pos(preset: Preset, fen: &str) -> Position {
     Position::from_fen(Rules::preset(preset), fen).unwrap()
@@ -55,7 +55,10 @@ fn a_mill_that_can_open_and_close_counts_more_than_a_shut_one() {
     let open = pos(Preset::NineMensMorris, OPEN_MILL);
     let shut = pos(Preset::NineMensMorris, SHUT_MILL);
     let w = weights_for(open.rules());
-    let (lo, ls) = (lines(&open, Color::White, w), lines(&shut, Color::White, w));
+    let (lo, ls) = (
+        lines(&open, Color::White, w).0,
+        lines(&shut, Color::White, w).0,
+    );
     assert_eq!(lo - ls, w.mill_open, "open {lo}, shut {ls}");
 }
 
@@ -74,10 +77,14 @@ fn a_ready_open_line_counts_more_than_one_nobody_can_close() {
         ".../W.W/.../B..W.B/.../.W./B.B w - 0,0 - -,- 0 0 40",
     );
     let w = weights_for(ready.rules());
-    assert_eq!(
-        lines(&ready, Color::White, w) - lines(&idle, Color::White, w),
-        w.two_ready + w.two_unguarded - w.two + 2 * w.one
+    let ((rs, rh), (is, ih)) = (
+        lines(&ready, Color::White, w),
+        lines(&idle, Color::White, w),
     );
+    assert_eq!(rs - is, w.two_ready + w.two_unguarded - w.two + 2 * w.one);
+    // Only the ready line's hole is one White can close next.
+    assert_eq!(rh, "d6".parse::<Point>().unwrap().bb());
+    assert_eq!(ih, Bitboard::EMPTY);
 }
 
 #[test]
