@@ -41,8 +41,8 @@ pub const FPU: Param<f32> = Param::new(
     PuctConfig::FPU_REDUCTION_RANGE.0,
     PuctConfig::FPU_REDUCTION_RANGE.1,
 );
-/// Policy softmax temperature of the search's priors (default 1: the
-/// network's policy): see [`PuctConfig::policy_temperature`].
+/// Policy softmax temperature of the search's priors (default
+/// [`DEFAULT_PTEMP`]): see [`PuctConfig::policy_temperature`].
 pub const PTEMP: Param<f32> = Param::new(
     "ptemp",
     PuctConfig::POLICY_TEMPERATURE_RANGE.0,
@@ -81,6 +81,10 @@ const DEFAULT_BATCH: usize = 1;
 pub const DEFAULT_CPUCT: f32 = 0.5;
 /// First-play urgency of a `net:` player (see [`DEFAULT_CPUCT`]).
 pub const DEFAULT_FPU: f32 = 0.0;
+/// Policy temperature of a `net:` player: the network's own policy, as in
+/// self-play; 1.5 and 2 were level with it on Morabaraba's master network
+/// at 2,048 simulations (400 games each against `alphabeta:depth=4`).
+pub const DEFAULT_PTEMP: f32 = 1.0;
 
 /// Network weights by checkpoint path, loaded once and shared by the players
 /// built from clones of this cache.
@@ -104,7 +108,7 @@ impl WeightsCache {
 /// The help line of the `net` kind.
 pub fn net_help() -> String {
     format!(
-        "net:<checkpoint>[,gumbel] {} {} {} {} {} {} {} {} {} {} {} {} {} - MCTS guided by a network (sims default {DEFAULT_SIMS}, place: sims of a decision to place a piece (default sims), batch {DEFAULT_BATCH}: leaves per network call, cpuct {DEFAULT_CPUCT}, fpu {DEFAULT_FPU}, ptemp 1: policy softmax temperature of the priors, solver 0: off, early 1: stop once decided, twofold 0: repetitions are draws at the third, guard: alpha-beta nodes that review each choice (default none), margin {}: centi-pieces a choice may trail the guard's best)",
+        "net:<checkpoint>[,gumbel] {} {} {} {} {} {} {} {} {} {} {} {} {} - MCTS guided by a network (sims default {DEFAULT_SIMS}, place: sims of a decision to place a piece (default sims), batch {DEFAULT_BATCH}: leaves per network call, cpuct {DEFAULT_CPUCT}, fpu {DEFAULT_FPU}, ptemp {DEFAULT_PTEMP}: policy softmax temperature of the priors, solver 0: off, early 1: stop once decided, twofold 0: repetitions are draws at the third, guard: alpha-beta nodes that review each choice (default none), margin {}: centi-pieces a choice may trail the guard's best)",
         SIMS.help(),
         PLACE.help(),
         BATCH.help(),
@@ -236,7 +240,7 @@ fn search_config(spec: &PlayerSpec) -> Result<NetSpec<'_>, SpecError> {
         simulations: sims,
         c_init: spec.get_or(CPUCT, DEFAULT_CPUCT)?,
         fpu_reduction: spec.get_or(FPU, DEFAULT_FPU)?,
-        policy_temperature: spec.get_or(PTEMP, 1.0)?,
+        policy_temperature: spec.get_or(PTEMP, DEFAULT_PTEMP)?,
         leaves_per_batch: batch.min(sims.max(place_sims.unwrap_or(0)) as usize),
         gumbel: gumbel.then(GumbelConfig::default),
         solver: spec.get_or(SOLVER, 0)? == 1,
