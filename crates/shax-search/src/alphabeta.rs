@@ -291,6 +291,14 @@ struct Search<'a, 'h> {
     root_best: Option<Action>,
 }
 
+/// Whether `pos`, reached with `depth` turns left, is evaluated statically
+/// rather than searched: no depth left and no removal owed (a removal is
+/// searched past the horizon).
+#[inline]
+fn at_horizon(pos: &Position, depth: i32) -> bool {
+    depth <= 0 && pos.task() != Task::Remove
+}
+
 #[inline]
 fn to_tt(score: i32, ply: usize) -> i32 {
     if score >= WIN_BOUND {
@@ -493,7 +501,7 @@ impl Search<'_, '_> {
                 Some(_) => -(WIN - ply as i32),
             });
         }
-        if (depth <= 0 && pos.task() != Task::Remove) || ply >= MAX_PLY - 1 {
+        if at_horizon(pos, depth) || ply >= MAX_PLY - 1 {
             return Some(self.eval.evaluate(pos));
         }
         None
@@ -586,7 +594,7 @@ impl Search<'_, '_> {
         let mut child = *pos;
         child.play_unchecked(a);
         let nd = if a.is_removal() { depth } else { depth - 1 };
-        if nd > 0 || child.task() == Task::Remove {
+        if !at_horizon(&child, nd) {
             self.prefetch(&child);
         }
         let m = self.hist.push(a, &child);
