@@ -1,4 +1,4 @@
-//! End-to-end tests of the network commands: `shax net init`, the `net:`
+//! End-to-end tests of the network commands: `shax net init|average`, the `net:`
 //! player spec in the arena and the engine, `shax bench nn|mcts --json`.
 
 use std::io::Write;
@@ -56,6 +56,64 @@ fn net_init_writes_a_checkpoint_and_refuses_to_overwrite() {
     ]);
     assert_eq!(o.status.code(), Some(2));
     assert!(text(&o.stderr).contains("--force"));
+}
+
+#[test]
+fn net_average_writes_the_mean_and_guards_its_output() {
+    let dir = tmp("average");
+    let a = init(&dir, "morabaraba");
+    // A second network of the same shape, in a run's checkpoint folder.
+    let folder = dir.join("step-000000100");
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::rename(&a, folder.join("net.bpk")).unwrap();
+    std::fs::rename(a.with_extension("meta.toml"), folder.join("net.meta.toml")).unwrap();
+    let b = init(&dir, "morabaraba");
+    let out = dir.join("mean.bpk");
+    let average = |inputs: &[&std::path::Path], out: &std::path::Path| {
+        let mut args = vec!["net", "average", "--out", out.to_str().unwrap()];
+        args.extend(inputs.iter().map(|p| p.to_str().unwrap()));
+        shax(&args)
+    };
+    let o = average(&[&folder, &b], &out);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stdout).contains("the mean of 2 checkpoints"),
+        "{}",
+        text(&o.stdout)
+    );
+    // The mean plays.
+    let o = shax(&[
+        "arena",
+        "--rules",
+        "morabaraba",
+        "--a",
+        &format!("net:{},sims=4", out.display()),
+        "--b",
+        "random",
+        "--games",
+        "2",
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+
+    let o = average(&[&b], &out);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o.stderr).contains("--force"), "{}", text(&o.stderr));
+    let o = average(&[&b, &out], &out);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o.stderr).contains("is both an input and --out"),
+        "{}",
+        text(&o.stderr)
+    );
+    let shax_net = init(&dir, "shax");
+    let o = average(&[&b, &shax_net], &dir.join("other.bpk"));
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o.stderr).contains("other rules"),
+        "{}",
+        text(&o.stderr)
+    );
+    assert!(!dir.join("other.bpk").exists());
 }
 
 #[test]

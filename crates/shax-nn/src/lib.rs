@@ -34,6 +34,7 @@
 //! assert!((-1.0..=1.0).contains(&value[0]));
 //! ```
 
+mod average;
 mod backend;
 mod bench;
 mod checkpoint;
@@ -42,6 +43,7 @@ mod evaluator;
 mod model;
 mod player;
 
+pub use average::{AverageError, average_checkpoints, average_nets};
 pub use backend::{Backend, UnknownBackend, flush_denormals};
 pub use bench::{BatchFigures, BenchError, DEFAULT_BENCH_BATCHES, NnBenchReport, bench_nn};
 pub use checkpoint::{

@@ -4,7 +4,8 @@
 //!   their batch, weights shipped to another thread evaluate identically.
 //! - `checkpoint`: exact round trip; autodiff -> inference load; mismatched
 //!   rules, encoder version, format version, corrupt or swapped records refused
-//!   with errors that name what differs; `init_checkpoint`.
+//!   with errors that name what differs; `init_checkpoint`; averaging
+//!   checkpoints, and refusing to average unlike ones.
 //! - `training`: a few Adam steps on a fixed batch reduce the AlphaZero loss.
 
 use std::path::PathBuf;
@@ -13,9 +14,9 @@ use shax_core::{POLICY_SIZE, Position, Preset, Rules};
 use shax_nn::burn::module::Module;
 use shax_nn::burn::tensor::{Tensor, TensorData};
 use shax_nn::{
-    Backend, CheckpointError, CheckpointMeta, FEATURES, ModelConfig, NetEvaluator, NetWeights,
-    PolicyValueNet, ValueHead, encode_batch, init_checkpoint, load_checkpoint, load_metadata,
-    load_weights, metadata_path, save_checkpoint,
+    AverageError, Backend, CheckpointError, CheckpointMeta, FEATURES, ModelConfig, NetEvaluator,
+    NetWeights, PolicyValueNet, ValueHead, average_checkpoints, encode_batch, init_checkpoint,
+    load_checkpoint, load_metadata, load_weights, metadata_path, save_checkpoint,
 };
 use shax_search::Evaluator;
 
@@ -396,6 +397,57 @@ mod checkpoint {
         assert!(leftovers.is_empty(), "{leftovers:?}");
         let bad = init_checkpoint(&rules, &tiny().with_blocks(1000), &path).unwrap_err();
         assert!(bad.to_string().contains("blocks"), "{bad}");
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn averaged_checkpoints_play_as_the_mean_network_and_unlike_ones_are_refused() {
+        let dir = temp_dir("average");
+        let rules = Rules::preset(Preset::Morabaraba);
+        let (a, b, out) = (dir.join("a.bpk"), dir.join("b.bpk"), dir.join("mean.bpk"));
+        init_checkpoint(&rules, &tiny(), &a).unwrap();
+        init_checkpoint(&rules, &tiny(), &b).unwrap();
+        let meta = average_checkpoints(&[a.clone(), b.clone()], &out).unwrap();
+        assert_eq!(meta.model, tiny());
+        let device = Backend::Cpu.device();
+        let load = |p: &PathBuf| load_checkpoint(p, Some(&rules), &device).unwrap().net;
+        // The network of averaged weights, rebuilt by hand from the inputs' records.
+        let (na, nb) = (load(&a), load(&b));
+        let expected = shax_nn::average_nets(vec![na.clone(), nb.clone()]).unwrap();
+        let pos = positions(rules, 5);
+        assert!(evaluate(load(&out), &pos) == evaluate(expected, &pos));
+        assert!(evaluate(load(&out), &pos) != evaluate(na, &pos));
+
+        // The mean of a checkpoint alone is that checkpoint's network.
+        average_checkpoints(std::slice::from_ref(&a), &out).unwrap();
+        assert!(evaluate(load(&out), &pos) == evaluate(load(&a), &pos));
+
+        let wide = dir.join("wide.bpk");
+        init_checkpoint(&rules, &tiny().with_hidden(32), &wide).unwrap();
+        let err = average_checkpoints(&[a.clone(), wide.clone()], &out).unwrap_err();
+        assert!(matches!(err, AverageError::Mismatch { .. }), "{err:?}");
+        assert!(
+            err.to_string().contains("another network configuration"),
+            "{err}"
+        );
+        assert!(err.to_string().contains("wide.bpk"), "{err}");
+
+        let other = dir.join("nmm.bpk");
+        init_checkpoint(&Rules::preset(Preset::NineMensMorris), &tiny(), &other).unwrap();
+        let err = average_checkpoints(&[a.clone(), other], &out).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("other rules (preset: checkpoint \"nine-mens-morris\""),
+            "{err}"
+        );
+
+        let missing = dir.join("missing.bpk");
+        let err = average_checkpoints(&[a, missing], &out).unwrap_err();
+        assert!(err.to_string().contains("missing.meta.toml"), "{err}");
+        assert!(matches!(
+            average_checkpoints(&[], &out),
+            Err(AverageError::Empty)
+        ));
         std::fs::remove_dir_all(dir).unwrap();
     }
 }
