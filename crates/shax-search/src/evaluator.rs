@@ -87,3 +87,97 @@ impl Evaluator for HashedEvaluator {
         self.calls.fetch_add(1, Ordering::Relaxed);
     }
 }
+
+/// Several evaluators as one (an ensemble): the mean of their logits, so the
+/// priors are the normalised geometric mean of their policies, and the mean
+/// of their values. Each call asks every member, so it costs their sum.
+pub struct MeanEvaluator {
+    members: Vec<Box<dyn Evaluator + Send>>,
+    logits: Vec<f32>,
+    values: Vec<f32>,
+}
+
+impl MeanEvaluator {
+    /// The mean of `members` (at least one).
+    ///
+    /// # Panics
+    ///
+    /// Panics when `members` is empty.
+    pub fn new(members: Vec<Box<dyn Evaluator + Send>>) -> MeanEvaluator {
+        assert!(!members.is_empty(), "an ensemble needs a member");
+        MeanEvaluator {
+            members,
+            logits: Vec::new(),
+            values: Vec::new(),
+        }
+    }
+}
+
+impl Evaluator for MeanEvaluator {
+    fn evaluate(&mut self, positions: &[Position], logits: &mut [f32], values: &mut [f32]) {
+        let (first, rest) = self.members.split_first_mut().expect("a member");
+        first.evaluate(positions, logits, values);
+        self.logits.resize(logits.len(), 0.0);
+        self.values.resize(values.len(), 0.0);
+        for member in rest.iter_mut() {
+            member.evaluate(positions, &mut self.logits, &mut self.values);
+            logits
+                .iter_mut()
+                .zip(&self.logits)
+                .for_each(|(a, b)| *a += b);
+            values
+                .iter_mut()
+                .zip(&self.values)
+                .for_each(|(a, b)| *a += b);
+        }
+        let n = self.members.len() as f32;
+        logits.iter_mut().for_each(|a| *a /= n);
+        values.iter_mut().for_each(|a| *a /= n);
+    }
+
+    /// The first member's.
+    fn preferred_batch(&self) -> usize {
+        self.members[0].preferred_batch()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shax_core::Rules;
+
+    #[test]
+    fn an_ensemble_gives_its_members_mean() {
+        let positions: Vec<Position> = {
+            let mut p = Position::new(Rules::default());
+            let mut out = vec![p];
+            for _ in 0..3 {
+                p.play_unchecked(p.legal_actions()[0]);
+                out.push(p);
+            }
+            out
+        };
+        let n = positions.len();
+        let run = |e: &mut dyn Evaluator| {
+            let (mut l, mut v) = (vec![f32::NAN; n * POLICY_SIZE], vec![f32::NAN; n]);
+            e.evaluate(&positions, &mut l, &mut v);
+            (l, v)
+        };
+        let (hl, hv) = run(&mut HashedEvaluator::default());
+        let mut mean = MeanEvaluator::new(vec![
+            Box::new(HashedEvaluator::default()),
+            Box::new(UniformEvaluator::default()),
+        ]);
+        let (ml, mv) = run(&mut mean);
+        assert!(ml.iter().zip(&hl).all(|(m, h)| *m == h / 2.0));
+        assert!(mv.iter().zip(&hv).all(|(m, h)| *m == h / 2.0));
+        assert!(
+            hv.iter().any(|v| *v != 0.0),
+            "the hashed member has opinions"
+        );
+        // Twice over: the scratch buffers are reused without leaking into the answer.
+        assert_eq!(run(&mut mean), (ml, mv));
+        let mut one = MeanEvaluator::new(vec![Box::new(HashedEvaluator::default())]);
+        assert_eq!(run(&mut one), (hl, hv));
+    }
+}
