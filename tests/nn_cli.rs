@@ -160,46 +160,6 @@ fn net_player_plays_legal_games_in_the_arena() {
 }
 
 #[test]
-fn several_checkpoints_play_as_one_ensemble() {
-    let dir = tmp("ensemble");
-    let a = init(&dir, "morabaraba");
-    let b = dir.join("b.bpk");
-    std::fs::rename(&a, &b).unwrap();
-    std::fs::rename(a.with_extension("meta.toml"), b.with_extension("meta.toml")).unwrap();
-    let a = init(&dir, "morabaraba");
-    let arena = |spec: &str| {
-        shax(&[
-            "arena",
-            "--rules",
-            "morabaraba",
-            "--a",
-            spec,
-            "--b",
-            "random",
-            "--games",
-            "2",
-            "--json",
-        ])
-    };
-    let o = arena(&format!(
-        "net:{},gumbel,{},sims=8",
-        a.display(),
-        b.display()
-    ));
-    assert!(o.status.success(), "{}", text(&o.stderr));
-    let v: serde_json::Value = serde_json::from_str(&text(&o.stdout)).unwrap();
-    assert_eq!(v["games"], 2);
-    let missing = dir.join("missing.bpk");
-    let o = arena(&format!("net:{},{},sims=8", a.display(), missing.display()));
-    assert!(!o.status.success());
-    assert!(
-        text(&o.stderr).contains("missing.meta.toml"),
-        "{}",
-        text(&o.stderr)
-    );
-}
-
-#[test]
 fn a_checkpoint_for_other_rules_is_refused_with_a_clear_error() {
     let dir = tmp("mismatch");
     let ckpt = init(&dir, "morabaraba");

@@ -11,8 +11,8 @@ use std::sync::{Arc, Mutex};
 
 use shax_core::Rules;
 use shax_search::{
-    Evaluator, Guard, GumbelConfig, MeanEvaluator, NeuralPlayer, Param, Player, PlayerSpec,
-    PuctConfig, Registry, SEED, SpecError,
+    Guard, GumbelConfig, NeuralPlayer, Param, Player, PlayerSpec, PuctConfig, Registry, SEED,
+    SpecError,
 };
 
 use crate::checkpoint::load_weights;
@@ -108,7 +108,7 @@ impl WeightsCache {
 /// The help line of the `net` kind.
 pub fn net_help() -> String {
     format!(
-        "net:<checkpoint>[,<checkpoint>...][,gumbel] {} {} {} {} {} {} {} {} {} {} {} {} {} - MCTS guided by a network, or by the mean of several (sims default {DEFAULT_SIMS}, place: sims of a decision to place a piece (default sims), batch {DEFAULT_BATCH}: leaves per network call, cpuct {DEFAULT_CPUCT}, fpu {DEFAULT_FPU}, ptemp {DEFAULT_PTEMP}: policy softmax temperature of the priors, solver 0: off, early 1: stop once decided, twofold 0: repetitions are draws at the third, guard: alpha-beta nodes that review each choice (default none), margin {}: centi-pieces a choice may trail the guard's best)",
+        "net:<checkpoint>[,gumbel] {} {} {} {} {} {} {} {} {} {} {} {} {} - MCTS guided by a network (sims default {DEFAULT_SIMS}, place: sims of a decision to place a piece (default sims), batch {DEFAULT_BATCH}: leaves per network call, cpuct {DEFAULT_CPUCT}, fpu {DEFAULT_FPU}, ptemp {DEFAULT_PTEMP}: policy softmax temperature of the priors, solver 0: off, early 1: stop once decided, twofold 0: repetitions are draws at the third, guard: alpha-beta nodes that review each choice (default none), margin {}: centi-pieces a choice may trail the guard's best)",
         SIMS.help(),
         PLACE.help(),
         BATCH.help(),
@@ -160,7 +160,7 @@ fn build_net(
     cache: &WeightsCache,
 ) -> Result<Box<dyn Player>, SpecError> {
     let NetSpec {
-        paths,
+        path,
         config,
         temperature,
         place_sims,
@@ -170,23 +170,14 @@ fn build_net(
         kind: spec.kind.clone(),
         why,
     };
-    let mut members: Vec<Box<dyn Evaluator + Send>> = Vec::new();
-    for path in &paths {
-        let weights = cache.get(PathBuf::from(path), rules).map_err(build_err)?;
-        let evaluator = weights
-            .evaluator()
-            .map_err(|e| build_err(e.to_string()))?
-            .with_preferred_batch(config.leaves_per_batch);
-        members.push(Box::new(evaluator));
-    }
-    let evaluator: Box<dyn Evaluator + Send> = if members.len() == 1 {
-        members.pop().expect("one member")
-    } else {
-        Box::new(MeanEvaluator::new(members))
-    };
-    let mut player = NeuralPlayer::new(spec.to_string(), config, evaluator)
+    let weights = cache.get(PathBuf::from(path), rules).map_err(build_err)?;
+    let evaluator = weights
+        .evaluator()
+        .map_err(|e| build_err(e.to_string()))?
+        .with_preferred_batch(config.leaves_per_batch);
+    let mut player = NeuralPlayer::new(spec.to_string(), config, Box::new(evaluator))
         .with_temperature(temperature)
-        .with_network(paths.join(","));
+        .with_network(path);
     if let Some(sims) = place_sims {
         player = player.with_place_sims(sims);
     }
@@ -199,8 +190,8 @@ fn build_net(
 /// What a `net:` spec asks for.
 #[derive(Debug)]
 struct NetSpec<'a> {
-    /// The checkpoints' paths: one network, or an ensemble of several.
-    paths: Vec<&'a str>,
+    /// The checkpoint's path.
+    path: &'a str,
     config: PuctConfig,
     /// The move temperature.
     temperature: f32,
@@ -235,12 +226,11 @@ fn search_config(spec: &PlayerSpec) -> Result<NetSpec<'_>, SpecError> {
             "needs a checkpoint path: net:<checkpoint>,sims=N".to_string(),
         ));
     };
-    let mut paths = vec![path.as_str()];
     let mut gumbel = false;
     for extra in &spec.args[1..] {
         match extra.as_str() {
             "gumbel" => gumbel = true,
-            more => paths.push(more),
+            other => return Err(args_err(format!("unknown flag '{other}' (flags: gumbel)"))),
         }
     }
     let sims = spec.get_or(SIMS, DEFAULT_SIMS)?;
@@ -259,7 +249,7 @@ fn search_config(spec: &PlayerSpec) -> Result<NetSpec<'_>, SpecError> {
         ..PuctConfig::default()
     };
     Ok(NetSpec {
-        paths,
+        path,
         config,
         temperature: spec.get_or(TEMP, 0.0)?,
         place_sims,
@@ -354,16 +344,10 @@ mod tests {
     }
 
     #[test]
-    fn further_checkpoints_make_an_ensemble() {
-        let paths = |s: &str| search_config(&s.parse().unwrap()).unwrap().paths.join(" ");
-        assert_eq!(paths("net:a.bpk,sims=8"), "a.bpk");
-        assert_eq!(paths("net:a.bpk,gumbel,b.bpk"), "a.bpk b.bpk");
-    }
-
-    #[test]
     fn a_bad_spec_names_what_is_wrong() {
         let err = |s: &str| search_config(&s.parse().unwrap()).unwrap_err().to_string();
         assert!(err("net:a.bpk,batch=0").contains("batch"));
+        assert!(err("net:a.bpk,fast").contains("fast"));
         assert!(err("net").contains("checkpoint path"));
         assert!(err("net:a.bpk,fpu=-1").contains("fpu"));
         assert!(err("net:a.bpk,cpuct=x").contains("cpuct"));
