@@ -84,12 +84,6 @@ pub struct SelfPlayConfig {
     pub c_puct: f32,
     /// First-play urgency: an unvisited child counts as its parent's value minus this.
     pub fpu_reduction: f32,
-    /// A classic player (a spec such as `alphabeta:depth=4`) that takes one side in a share
-    /// of the games (`opponent_fraction`), each colour equally often; its moves are not
-    /// trained on. Empty: self-play only.
-    pub opponent: String,
-    /// The share of games against `opponent`.
-    pub opponent_fraction: f32,
 }
 
 impl Default for SelfPlayConfig {
@@ -111,8 +105,6 @@ impl Default for SelfPlayConfig {
             leaves_per_batch: 1,
             c_puct: search.c_init,
             fpu_reduction: search.fpu_reduction,
-            opponent: String::new(),
-            opponent_fraction: 0.0,
         }
     }
 }
@@ -688,30 +680,7 @@ impl SelfPlayConfig {
         range("selfplay.c_puct", s.c_puct, lo, hi)?;
         let (lo, hi) = PuctConfig::FPU_REDUCTION_RANGE;
         range("selfplay.fpu_reduction", s.fpu_reduction, lo, hi)?;
-        range("selfplay.opponent_fraction", s.opponent_fraction, 0.0, 1.0)?;
-        if s.opponent_fraction > 0.0 {
-            s.opponent_player()
-                .map_err(|why| ("selfplay.opponent".to_string(), why))?;
-        }
         Ok(())
-    }
-
-    /// The classic player of `opponent`.
-    ///
-    /// # Errors
-    ///
-    /// Why the spec does not name a classic player (an empty one included).
-    pub fn opponent_player(&self) -> Result<Box<dyn shax_search::Player>, String> {
-        if self.opponent.is_empty() {
-            return Err(
-                "empty, but selfplay.opponent_fraction is above 0 (give a classic \
-                        player such as 'alphabeta:depth=4')"
-                    .to_string(),
-            );
-        }
-        shax_search::Registry::classic()
-            .build_str(&self.opponent)
-            .map_err(|e| format!("'{}': {e}", self.opponent))
     }
 }
 
@@ -825,15 +794,6 @@ mod tests {
             (
                 "[selfplay]\nfpu_reduction = 3.0\n",
                 "selfplay.fpu_reduction",
-            ),
-            (
-                "[selfplay]\nopponent_fraction = 1.5\n",
-                "selfplay.opponent_fraction",
-            ),
-            ("[selfplay]\nopponent_fraction = 0.3\n", "selfplay.opponent"),
-            (
-                "[selfplay]\nopponent = \"alphabeta:depth=x\"\nopponent_fraction = 0.3\n",
-                "selfplay.opponent",
             ),
         ];
         for (text, key) in cases {

@@ -756,7 +756,6 @@ fn interval_scalars(
 ) -> BTreeMap<String, f32> {
     let f = &fresh.stats;
     let games = f.games.max(1) as f64;
-    let selfplay_games = (f.games - f.opponent_games).max(1) as f64;
     let values = [
         ("loss/policy", l.mean(l.policy)),
         ("loss/value", l.mean(l.value)),
@@ -773,22 +772,15 @@ fn interval_scalars(
         ),
         ("selfplay/sims_per_sec", f.sims as f64 / gather_secs),
         ("selfplay/game_length", f.actions as f64 / games),
-        ("selfplay/outcome_white", f.white as f64 / selfplay_games),
-        ("selfplay/outcome_black", f.black as f64 / selfplay_games),
-        ("selfplay/outcome_draw", f.draws as f64 / selfplay_games),
+        ("selfplay/outcome_white", f.white as f64 / games),
+        ("selfplay/outcome_black", f.black as f64 / games),
+        ("selfplay/outcome_draw", f.draws as f64 / games),
         ("buffer/positions", window as f64),
         ("run/hours", elapsed / 3600.0),
         ("run/cpu_hours", cpu / 3600.0),
     ];
-    let opponent = (f.opponent_games > 0).then(|| {
-        (
-            crate::tb::OPPONENT_SCORE,
-            f.opponent_points / f.opponent_games as f64,
-        )
-    });
     values
         .into_iter()
-        .chain(opponent)
         .map(|(k, v)| (k.to_string(), v as f32))
         .collect()
 }
@@ -858,23 +850,6 @@ mod tests {
         let mut want: Vec<String> = crate::tb::TRAINING_TAGS.map(String::from).to_vec();
         want.sort();
         assert_eq!(tags, want);
-
-        // Games against a classic opponent add its score, and stay out of
-        // the self-play outcomes.
-        let fresh = Fresh {
-            stats: SelfPlayStats {
-                games: 4,
-                white: 1,
-                opponent_games: 3,
-                opponent_points: 2.5,
-                ..SelfPlayStats::default()
-            },
-            seconds: 1.0,
-        };
-        let values = interval_scalars(&fresh, 1.0, &l, (8, 0), (0.0, 0.0));
-        assert_eq!(values[crate::tb::OPPONENT_SCORE], 2.5 / 3.0);
-        assert_eq!(values["selfplay/outcome_white"], 1.0);
-        assert_eq!(values.len(), crate::tb::TRAINING_TAGS.len());
     }
 
     /// Busy work shows up in the process's CPU time (on a loaded machine the

@@ -8,12 +8,6 @@
 //! Gumbel root scales its noise by it, so at 0 it plays the best of
 //! `logit + sigma(Q)` without noise (full and fast moves alike).
 //!
-//! With `opponent` and `opponent_fraction` set, that share of games has a
-//! classic player (an alpha-beta, say) on one side, each colour equally
-//! often: the network learns to meet another kind of play than its own. The
-//! opponent's moves are recorded as not searched, so only the network's are
-//! trained on, with value targets from the game's result as in self-play.
-//!
 //! A [`Worker`] keeps its games in flight between calls, so a generation
 //! that stops when enough positions are made loses no half-played game: the
 //! next call goes on with them (and with the newer network).
@@ -25,9 +19,7 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use shax_core::{Action, Color, KeyHistory, Outcome, Position, Reason, Rules};
 use shax_nn::{Backend, NetWeights};
-use shax_search::{
-    EvalBuffers, GumbelConfig, Limits, Player, Puct, PuctConfig, mix_seed, step_batched,
-};
+use shax_search::{EvalBuffers, GumbelConfig, Puct, PuctConfig, mix_seed, step_batched};
 
 use crate::config::SelfPlayConfig;
 use crate::shard::{GameData, SearchSample, Shard};
@@ -47,16 +39,12 @@ pub struct SelfPlayStats {
     pub actions: u64,
     /// Simulations searched.
     pub sims: u64,
-    /// White wins (in self-play games: not those against the opponent).
+    /// White wins.
     pub white: u64,
-    /// Black wins (in self-play games).
+    /// Black wins.
     pub black: u64,
-    /// Draws (in self-play games).
+    /// Draws.
     pub draws: u64,
-    /// Games against the classic opponent.
-    pub opponent_games: u64,
-    /// The network's points in them (a win 1, a draw 1/2).
-    pub opponent_points: f64,
     /// Wall-clock seconds.
     pub seconds: f64,
 }
@@ -71,8 +59,6 @@ impl SelfPlayStats {
         self.white += o.white;
         self.black += o.black;
         self.draws += o.draws;
-        self.opponent_games += o.opponent_games;
-        self.opponent_points += o.opponent_points;
         self.seconds = self.seconds.max(o.seconds);
     }
 
@@ -81,15 +67,6 @@ impl SelfPlayStats {
         self.games += 1;
         self.positions += g.samples.len() as u64;
         self.actions += g.actions.len() as u64;
-        if let Some(side) = g.opponent {
-            self.opponent_games += 1;
-            self.opponent_points += match g.outcome.winner {
-                None => 0.5,
-                Some(w) if w == side => 0.0,
-                Some(_) => 1.0,
-            };
-            return;
-        }
         match g.outcome.winner {
             Some(Color::White) => self.white += 1,
             Some(Color::Black) => self.black += 1,
@@ -105,37 +82,6 @@ struct Slot {
     full: Vec<bool>,
     samples: Vec<SearchSample>,
     this_full: bool,
-    /// The side `Worker::opponent` plays in this game, if any.
-    opponent: Option<Color>,
-}
-
-impl Slot {
-    fn new(rules: Rules) -> Slot {
-        let start = Position::new(rules);
-        Slot {
-            pos: start,
-            history: KeyHistory::new(&start),
-            actions: Vec::new(),
-            full: Vec::new(),
-            samples: Vec::new(),
-            this_full: true,
-            opponent: None,
-        }
-    }
-
-    /// Plays `action`, not trained on unless `full`; the game's outcome if it ended.
-    fn play(&mut self, action: Action, full: bool) -> Option<Outcome> {
-        self.pos.play_unchecked(action);
-        self.history.push(action, &self.pos);
-        self.actions.push(action);
-        self.full.push(full);
-        self.history.outcome(&self.pos).or_else(|| {
-            (self.actions.len() >= MAX_GAME_ACTIONS).then_some(Outcome {
-                winner: None,
-                reason: Reason::MaxActions,
-            })
-        })
-    }
 }
 
 /// One self-play worker and its games in flight.
@@ -147,8 +93,6 @@ pub struct Worker {
     rng: SmallRng,
     searches: Vec<Puct>,
     slots: Vec<Slot>,
-    /// The classic player of `cfg.opponent`, when `cfg.opponent_fraction` is above 0.
-    opponent: Option<Box<dyn Player>>,
 }
 
 impl std::fmt::Debug for Worker {
@@ -161,11 +105,6 @@ impl std::fmt::Debug for Worker {
 
 impl Worker {
     /// A worker for `rules` with the settings `cfg`, seeded by `seed`.
-    ///
-    /// # Panics
-    ///
-    /// Panics when `cfg` asks for an opponent that is not a classic player
-    /// (the config's validation refuses it first).
     pub fn new(rules: Rules, cfg: &SelfPlayConfig, seed: u64) -> Worker {
         let gumbel = cfg.gumbel.then_some(GumbelConfig {
             considered: cfg.gumbel_considered,
@@ -190,10 +129,7 @@ impl Worker {
             dirichlet_epsilon: 0.0,
             ..full_cfg
         };
-        let opponent = (cfg.opponent_fraction > 0.0).then(|| {
-            cfg.opponent_player()
-                .expect("selfplay.opponent is checked with the config")
-        });
+        let start = Position::new(rules);
         let mut w = Worker {
             rules,
             cfg: cfg.clone(),
@@ -203,50 +139,21 @@ impl Worker {
             searches: (0..cfg.games_in_flight)
                 .map(|i| Puct::new(full_cfg, mix_seed(seed, i as u64 + 1)))
                 .collect(),
-            slots: (0..cfg.games_in_flight).map(|_| Slot::new(rules)).collect(),
-            opponent,
+            slots: (0..cfg.games_in_flight)
+                .map(|_| Slot {
+                    pos: start,
+                    history: KeyHistory::new(&start),
+                    actions: Vec::new(),
+                    full: Vec::new(),
+                    samples: Vec::new(),
+                    this_full: true,
+                })
+                .collect(),
         };
         for i in 0..w.slots.len() {
-            w.new_game(i);
             w.start_move(i);
         }
         w
-    }
-
-    /// Starts a new game in slot `i`: against the opponent in a share of
-    /// games, on a side drawn at random, its first moves played.
-    fn new_game(&mut self, i: usize) {
-        loop {
-            self.slots[i] = Slot::new(self.rules);
-            if self.opponent.is_some() && self.rng.random::<f32>() < self.cfg.opponent_fraction {
-                let side = if self.rng.random() {
-                    Color::White
-                } else {
-                    Color::Black
-                };
-                self.slots[i].opponent = Some(side);
-            }
-            // A game cannot end on its first turn; a new one if it did.
-            if self.play_opponent(i).is_none() {
-                return;
-            }
-        }
-    }
-
-    /// Plays slot `i`'s opponent while it is to act; the outcome if the game ended.
-    fn play_opponent(&mut self, i: usize) -> Option<Outcome> {
-        let slot = &mut self.slots[i];
-        let (Some(side), Some(opponent)) = (slot.opponent, self.opponent.as_mut()) else {
-            return None;
-        };
-        while slot.pos.to_act() == side {
-            let seed = self.rng.random();
-            let action = opponent.choose(&slot.pos, &slot.history, &Limits::default(), seed)?;
-            if let Some(outcome) = slot.play(action, false) {
-                return Some(outcome);
-            }
-        }
-        None
     }
 
     /// Chooses a full or fast search for slot `i`'s next move and sets its root.
@@ -345,9 +252,20 @@ impl Worker {
                     .collect(),
             });
         }
-        let this_full = slot.this_full;
-        let outcome = match search.best_action(temperature) {
-            Some(a) => slot.play(a, this_full),
+        let action = search.best_action(temperature);
+        let outcome = match action {
+            Some(a) => {
+                slot.pos.play_unchecked(a);
+                slot.history.push(a, &slot.pos);
+                slot.actions.push(a);
+                slot.full.push(slot.this_full);
+                slot.history.outcome(&slot.pos).or_else(|| {
+                    (slot.actions.len() >= MAX_GAME_ACTIONS).then_some(Outcome {
+                        winner: None,
+                        reason: Reason::MaxActions,
+                    })
+                })
+            }
             // No legal action but not over: cannot happen with the rules' own
             // outcome; adjudicate a draw rather than loop.
             None => Some(slot.history.outcome(&slot.pos).unwrap_or(Outcome {
@@ -355,17 +273,16 @@ impl Worker {
                 reason: Reason::MaxActions,
             })),
         };
-        let outcome = outcome.or_else(|| self.play_opponent(i));
         let game = outcome.map(|outcome| {
-            let slot = &mut self.slots[i];
+            let start = Position::new(self.rules);
             let g = GameData {
                 actions: std::mem::take(&mut slot.actions),
                 full_search: std::mem::take(&mut slot.full),
                 outcome,
                 samples: std::mem::take(&mut slot.samples),
-                opponent: slot.opponent,
             };
-            self.new_game(i);
+            slot.pos = start;
+            slot.history = KeyHistory::new(&start);
             g
         });
         self.start_move(i);
@@ -494,90 +411,5 @@ mod tests {
             let opening = choices(full, 3);
             assert!(opening.iter().any(|&a| a != opening[0]), "{opening:?}");
         }
-    }
-}
-
-#[cfg(test)]
-mod opponent_tests {
-    use super::*;
-    use shax_nn::ModelConfig;
-
-    /// Finished games of a worker with a tiny network, every network move a full search.
-    fn games(opponent: &str, fraction: f32) -> Vec<GameData> {
-        let cfg = SelfPlayConfig {
-            games_in_flight: 4,
-            sims: 4,
-            fast_sims: 2,
-            full_search_fraction: 1.0,
-            opponent: opponent.to_string(),
-            opponent_fraction: fraction,
-            ..SelfPlayConfig::default()
-        };
-        let rules = Rules::preset(shax_core::Preset::NineMensMorris);
-        let config = ModelConfig::new()
-            .with_hidden(16)
-            .with_blocks(1)
-            .with_value_hidden(8);
-        let net = config.init(&Backend::Cpu.device());
-        let weights = NetWeights::from_net(&config, net).unwrap();
-        let mut worker = Worker::new(rules, &cfg, 7);
-        let (produced, stop) = (AtomicU64::new(0), AtomicBool::new(false));
-        let (games, _) = worker
-            .play(&weights, Backend::Cpu, &produced, 400, &stop)
-            .unwrap();
-        assert!(games.len() >= 4, "{} games", games.len());
-        games
-    }
-
-    /// The colours whose actions were searched (trained on) in `g`.
-    fn searched_sides(g: &GameData) -> Vec<Color> {
-        let rules = Rules::preset(shax_core::Preset::NineMensMorris);
-        let mut pos = Position::new(rules);
-        let mut sides = Vec::new();
-        for (&a, &full) in g.actions.iter().zip(&g.full_search) {
-            if full && !sides.contains(&pos.to_act()) {
-                sides.push(pos.to_act());
-            }
-            pos.play_unchecked(a);
-        }
-        sides
-    }
-
-    #[test]
-    fn an_opponent_plays_one_side_and_only_the_network_is_trained_on() {
-        let mut opponent_sides = Vec::new();
-        let mut stats = SelfPlayStats::default();
-        for g in games("random", 1.0) {
-            let sides = searched_sides(&g);
-            assert_eq!(sides.len(), 1, "one side searched: {sides:?}");
-            assert_eq!(g.opponent, Some(sides[0].opponent()));
-            assert_eq!(
-                g.samples.len(),
-                g.full_search.iter().filter(|f| **f).count()
-            );
-            opponent_sides.push(sides[0].opponent());
-            stats.count_game(&g);
-        }
-        assert!(opponent_sides.contains(&Color::White) && opponent_sides.contains(&Color::Black));
-        // Games against the opponent are counted apart from self-play's.
-        assert_eq!(stats.opponent_games, stats.games);
-        assert_eq!(stats.white + stats.black + stats.draws, 0);
-        for g in games("random", 0.0) {
-            assert_eq!(searched_sides(&g).len(), 2);
-            assert_eq!(g.opponent, None);
-        }
-    }
-
-    #[test]
-    fn an_opponent_must_be_a_classic_player() {
-        let cfg = |opponent: &str| SelfPlayConfig {
-            opponent: opponent.to_string(),
-            opponent_fraction: 0.5,
-            ..SelfPlayConfig::default()
-        };
-        assert!(cfg("alphabeta:depth=2").opponent_player().is_ok());
-        assert!(cfg("").opponent_player().unwrap_err().contains("empty"));
-        let err = cfg("net:a.bpk").opponent_player().unwrap_err();
-        assert!(err.contains("net:a.bpk"), "{err}");
     }
 }

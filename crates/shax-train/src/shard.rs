@@ -13,9 +13,7 @@
 //!   seconds    f32      worker seconds spent on them
 //!   games      u32
 //!   per game:
-//!     actions  u32 count, then per action: u16 policy index, u8 flags (bit 0: full
-//!              search; bit 1: played by the classic opponent, whose side's actions
-//!              all carry it; builds before it ignore the bit)
+//!     actions  u32 count, then per action: u16 policy index, u8 flags (bit 0: full search)
 //!     winner   u8 (0 draw, 1 white, 2 black), reason: u8 length + UTF-8
 //!     samples  u32 count, then per sample:
 //!       ply u32 (the position before action `ply`), root value f32,
@@ -124,9 +122,6 @@ pub struct GameData {
     pub outcome: Outcome,
     /// The positions trained on.
     pub samples: Vec<SearchSample>,
-    /// The side a classic opponent played (`selfplay.opponent`), not trained
-    /// on; `None` in self-play.
-    pub opponent: Option<Color>,
 }
 
 /// A batch of finished games played by one network.
@@ -229,13 +224,9 @@ pub fn encode_shard(shard: &Shard) -> Vec<u8> {
     p.extend_from_slice(&(shard.games.len() as u32).to_le_bytes());
     for g in &shard.games {
         p.extend_from_slice(&(g.actions.len() as u32).to_le_bytes());
-        let mut pos = Position::new(shard.rules);
-        for (i, &a) in g.actions.iter().enumerate() {
-            let full = g.full_search.get(i).copied().unwrap_or(false);
-            let by_opponent = g.opponent == Some(pos.to_act());
+        for (i, a) in g.actions.iter().enumerate() {
             p.extend_from_slice(&(a.policy_index() as u16).to_le_bytes());
-            p.push(u8::from(full) | (u8::from(by_opponent) << 1));
-            pos.play_unchecked(a);
+            p.push(u8::from(g.full_search.get(i).copied().unwrap_or(false)));
         }
         p.push(match g.outcome.winner {
             None => 0,
@@ -385,8 +376,6 @@ fn decode_game(c: &mut Cursor<'_>, rules: Rules) -> Result<GameData, GameError> 
     let mut actions = Vec::with_capacity(n.min(1 << 16));
     let mut full_search = Vec::with_capacity(n.min(1 << 16));
     let mut legal_sets = Vec::with_capacity(n.min(1 << 16));
-    // Per side: whether its actions carry the opponent's flag.
-    let mut flagged: [Option<bool>; 2] = [None; 2];
     for ply in 0..n {
         let idx = c.u16()? as usize;
         let flags = c.u8()?;
@@ -402,25 +391,10 @@ fn decode_game(c: &mut Cursor<'_>, rules: Rules) -> Result<GameData, GameError> 
                 .map(|l| l.policy_index() as u16)
                 .collect::<Vec<_>>(),
         );
-        let side = pos.to_act();
-        let by_opponent = flags & 2 == 2;
-        if *flagged[side as usize].get_or_insert(by_opponent) != by_opponent {
-            return Err(GameError::Bad(format!(
-                "action {ply}: the opponent's flag differs between {side}'s actions"
-            )));
-        }
         pos.play_unchecked(a);
         actions.push(a);
         full_search.push(flags & 1 == 1);
     }
-    let opponent = match flagged {
-        [Some(true), Some(true)] => {
-            return Err(GameError::Bad("both sides flagged as the opponent".into()));
-        }
-        [Some(true), _] => Some(Color::White),
-        [_, Some(true)] => Some(Color::Black),
-        _ => None,
-    };
     let winner = match c.u8()? {
         0 => None,
         1 => Some(Color::White),
@@ -437,7 +411,6 @@ fn decode_game(c: &mut Cursor<'_>, rules: Rules) -> Result<GameData, GameError> 
         full_search,
         outcome: Outcome { winner, reason },
         samples,
-        opponent,
     })
 }
 
@@ -568,7 +541,6 @@ mod tests {
                     reason: Reason::Blocked,
                 },
                 samples,
-                opponent: None,
             }],
         }
     }
@@ -589,34 +561,6 @@ mod tests {
                 -1.0
             };
             assert_eq!(e.value, expect);
-        }
-    }
-
-    /// `bytes` with the flags of action `ply` of the first game xor `bits`,
-    /// the checksum made good again.
-    fn with_flags_flipped(mut bytes: Vec<u8>, ply: usize, bits: u8) -> Vec<u8> {
-        let rules_len = u32::from_le_bytes(bytes[28..32].try_into().unwrap()) as usize;
-        // Header, rules, net step, sims, seconds, game count, action count.
-        let first_action = 28 + 4 + rules_len + 8 + 8 + 4 + 4 + 4;
-        bytes[first_action + 3 * ply + 2] ^= bits;
-        let sum = fnv1a64(&bytes[28..]);
-        bytes[20..28].copy_from_slice(&sum.to_le_bytes());
-        bytes
-    }
-
-    #[test]
-    fn the_opponents_side_round_trips_and_must_be_one_side() {
-        let mut s = sample_shard();
-        s.games[0].opponent = Some(Color::Black);
-        let bytes = encode_shard(&s);
-        assert_eq!(decode_shard(&bytes).unwrap(), s);
-        // Shards without the flag read as self-play.
-        let plain = decode_shard(&encode_shard(&sample_shard())).unwrap();
-        assert_eq!(plain.games[0].opponent, None);
-        // One Black action without the flag, or one White action with it.
-        for ply in [1, 0] {
-            let err = decode_shard(&with_flags_flipped(bytes.clone(), ply, 2)).unwrap_err();
-            assert!(err.to_string().contains("opponent"), "{err}");
         }
     }
 

@@ -14,12 +14,8 @@ use tensorboard_rs::summary_writer::SummaryWriter;
 /// The histogram of the value head's predictions, written at every checkpoint.
 pub const VALUE_HISTOGRAM: &str = "train/value_predictions";
 
-/// The network's score against `selfplay.opponent` in the games of an interval.
-pub const OPPONENT_SCORE: &str = "selfplay/opponent_score";
-
 /// Every tag a run writes at each checkpoint (the scalars, then the
-/// histogram); evaluations add `eval/elo` and `eval/score_vs_<opponent>`,
-/// and a run with a classic opponent adds [`OPPONENT_SCORE`].
+/// histogram); evaluations add `eval/elo` and `eval/score_vs_<opponent>`.
 pub const TRAINING_TAGS: [&str; 16] = [
     "loss/policy",
     "loss/value",
