@@ -189,12 +189,21 @@ pub fn utc_string(secs: u64) -> String {
 /// Writes `bytes` to `path` through a hidden temporary file in the same
 /// folder, synced, then renamed: a reader sees the old file or the whole new
 /// one, never a part. The one atomic write of the project (checkpoints,
-/// shards, manifests, run state).
+/// shards, manifests, run state, game records). A path that is a device or
+/// a pipe (`/dev/null`) is written to as it is.
 ///
 /// # Errors
 ///
 /// The I/O error; the temporary file is removed.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    // A device or a pipe (`--out /dev/null`) cannot be replaced: renaming
+    // over it would put a plain file in its place for every other program.
+    if fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+        return fs::OpenOptions::new()
+            .write(true)
+            .open(path)?
+            .write_all(bytes);
+    }
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -501,6 +510,32 @@ mod tests {
         assert_eq!(utc_string(0), "1970-01-01T00:00:00Z");
         assert_eq!(utc_string(951_782_400), "2000-02-29T00:00:00Z");
         assert_eq!(utc_string(1_764_417_600 + 3661), "2025-11-29T13:01:01Z");
+    }
+
+    #[test]
+    fn write_atomic_replaces_files_and_writes_through_devices() {
+        let dir = std::env::temp_dir().join(format!("shax-atomic-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("a.txt");
+        write_atomic(&file, b"one").unwrap();
+        write_atomic(&file, b"two").unwrap();
+        assert_eq!(fs::read(&file).unwrap(), b"two");
+        assert_eq!(
+            fs::read_dir(&dir).unwrap().count(),
+            1,
+            "no temporary file left"
+        );
+        fs::remove_dir_all(&dir).unwrap();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::FileTypeExt;
+            write_atomic(Path::new("/dev/null"), b"gone").unwrap();
+            let meta = fs::metadata("/dev/null").unwrap();
+            assert!(
+                meta.file_type().is_char_device(),
+                "/dev/null is still a device"
+            );
+        }
     }
 
     #[test]

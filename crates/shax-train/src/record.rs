@@ -2,7 +2,6 @@
 //! later tool needs to replay the game: the rules (name and full TOML), the
 //! players, the random opening and the actions that followed, in notation.
 
-use std::io::Write;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
@@ -126,20 +125,17 @@ fn outcome_words(o: Option<Outcome>) -> (String, String) {
     }
 }
 
-/// Writes records as JSON lines to `path` (a temporary name, then renamed).
+/// Writes records as JSON lines to `path`, atomically
+/// ([`shax_nn::write_atomic`]; a device such as `/dev/null` as it is).
 ///
 /// # Errors
 ///
 /// Any I/O error.
 pub fn write_records(path: &Path, records: &[GameRecord]) -> std::io::Result<()> {
-    let tmp = path.with_extension("tmp");
-    {
-        let mut f = std::io::BufWriter::new(std::fs::File::create(&tmp)?);
-        for r in records {
-            serde_json::to_writer(&mut f, r)?;
-            f.write_all(b"\n")?;
-        }
-        f.flush()?;
+    let mut bytes = Vec::new();
+    for r in records {
+        serde_json::to_writer(&mut bytes, r)?;
+        bytes.push(b'\n');
     }
-    std::fs::rename(&tmp, path)
+    shax_nn::write_atomic(path, &bytes)
 }
