@@ -160,7 +160,7 @@ fn a_budget_that_ends_an_iteration_plays_what_it_found() {
         (a, p.info().unwrap().nodes)
     };
     let mut found = 0;
-    for (pos, hist) in random_positions(Rules::default(), 60, 400) {
+    for (pos, hist) in random_positions(Rules::default(), 200, 400) {
         let (a4, n4) = choose(&pos, &hist, "alphabeta:depth=4");
         let (a5, n5) = choose(&pos, &hist, "alphabeta:depth=5");
         if a4 == a5 || n5 < n4 + 8 * 1024 {

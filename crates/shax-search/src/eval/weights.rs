@@ -93,21 +93,34 @@ const BLOCK_LOSES: Weights = Weights {
 };
 
 /// Shax: a blocked side is freed by the opponent, the board fills while
-/// placing, and the first jare decides who removes first.
+/// placing, and the first jare decides who removes first. Tuned by self-play
+/// matches (SPSA, `scripts/spsa-eval.py`: 3,600 iterations, 14,400 games at
+/// 25,000 nodes a decision) from a hand-set start; docs/EXPERIMENTS.md has
+/// the run and what it gained.
 const SHAX: Weights = Weights {
-    mob: 4,
+    piece: 100,
+    mob: 11,
     mob_cap: 20,
-    stuck: -3,
-    block: [-30, -10, 0],
-    place_mob: 3,
-    place_stuck: 0,
-    junction: 5,
-    two_ready: 35,
+    stuck: -8,
+    block: [-14, -10, 4],
+    place_mob: 8,
+    place_stuck: 12,
+    junction: 10,
+    mill: 9,
+    mill_open: 27,
+    two_place: 6,
+    two_ready: 64,
+    two_unguarded: 16,
+    two: 14,
+    one: 0,
+    swing: 63,
+    fork: 37,
+    threat_now: 81,
+    jare_now: 58,
+    jare: 91,
+    jare_fork: 34,
+    counter_fade: 10,
     lmr: false,
-    jare_now: 45,
-    jare: 40,
-    jare_fork: 25,
-    ..BLOCK_LOSES
 };
 
 /// The names of the weights the evaluation is linear in, in the order of
