@@ -68,7 +68,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     let records = args.records.unwrap_or_else(|| out.with_extension("jsonl"));
     let json = serde_json::to_string_pretty(&r)?;
-    std::fs::write(&out, format!("{json}\n"))
+    shax_nn::write_atomic(&out, format!("{json}\n").as_bytes())
         .with_context(|| format!("writing {}", out.display()))?;
     write_records(&records, &r.records)
         .with_context(|| format!("writing {}", records.display()))?;
