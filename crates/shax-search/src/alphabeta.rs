@@ -1,5 +1,7 @@
 //! `alphabeta`: iterative deepening negamax with principal variation search,
-//! a transposition table keyed by [`Position::full_key`], move ordering (the
+//! a transposition table keyed by [`Position::full_key`] (two-entry buckets:
+//! an entry of the same position is overwritten, or else the one from an
+//! earlier decision or searched shallower), move ordering (the
 //! table's move, line-forming and blocking actions, killers, history),
 //! late-move reductions where the preset's settings say they pay off, and a
 //! static evaluation: the mill evaluation of [`crate::eval`] by default,
@@ -19,7 +21,7 @@ use std::time::{Duration, Instant};
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 use rand::seq::SliceRandom;
-use shax_core::{Action, ActionList, KeyHistory, MAX_ACTIONS, POLICY_SIZE, Position, Task};
+use shax_core::{Action, ActionList, Color, KeyHistory, MAX_ACTIONS, POLICY_SIZE, Position, Task};
 
 use crate::eval::{EvalKind, WIN, WIN_BOUND};
 use crate::player::{Limits, PathHistory, Player, SearchInfo, mix_seed};
@@ -34,6 +36,7 @@ const MS: Param<u64> = Param::new("ms", 1, 3_600_000);
 const NODES: Param<u64> = Param::new("nodes", 1, u64::MAX);
 const TT: Param<u64> = Param::new("tt", 1, 4096);
 const LMR: Param<u64> = Param::new("lmr", 0, 1);
+const DRAW: Param<u64> = Param::new("draw", 0, 1000);
 const INF: i32 = WIN + 1;
 
 const EXACT: u8 = 1;
@@ -75,6 +78,8 @@ struct TtEntry {
     /// Policy index + 1 of the best action; 0 none.
     best: u16,
     depth: i8,
+    /// The bound (`EXACT`, `LOWER`, `UPPER`) in the low two bits, the
+    /// generation of the decision that wrote it above them; 0 empty.
     flag: u8,
 }
 
@@ -90,6 +95,13 @@ pub struct AlphaBeta {
     /// Late-move reductions (`lmr=1` on, `lmr=0` off); the preset's
     /// setting ([`crate::eval::Weights::lmr`]) when not given.
     lmr: Option<bool>,
+    /// What a draw is worth to Black in centi-pieces (`draw=N`; to White
+    /// -N); when not given, the preset's setting
+    /// ([`crate::eval::Weights::black_draw`]) with the mill evaluation, 0
+    /// with `eval=basic` (commit 67c7f3f's player).
+    draw: Option<i32>,
+    /// The search's generation, 0 to 63, in each entry's flag above its bound.
+    generation: u8,
     tt: Vec<TtEntry>,
     history: Box<[[i32; POLICY_SIZE]; 2]>,
     info: Option<SearchInfo>,
@@ -113,6 +125,8 @@ impl AlphaBeta {
             seed: None,
             eval: EvalKind::default(),
             lmr: None,
+            draw: None,
+            generation: 0,
             tt: Vec::new(),
             history: Box::new([[0; POLICY_SIZE]; 2]),
             info: None,
@@ -127,7 +141,7 @@ impl AlphaBeta {
     pub fn from_spec(spec: &PlayerSpec) -> Result<AlphaBeta, SpecError> {
         spec.check_no_args()?;
         spec.check_params(&[
-            DEPTH.key, MS.key, NODES.key, TT.key, SEED.key, "eval", LMR.key,
+            DEPTH.key, MS.key, NODES.key, TT.key, SEED.key, "eval", LMR.key, DRAW.key,
         ])?;
         let mut p = AlphaBeta::new(spec.get(DEPTH)?, spec.get(MS)?);
         p.nodes = spec.get(NODES)?;
@@ -135,20 +149,22 @@ impl AlphaBeta {
         p.seed = spec.get(SEED)?;
         p.eval = eval_param(spec)?;
         p.lmr = spec.get(LMR)?.map(|v| v == 1);
+        p.draw = spec.get(DRAW)?.map(|v| v as i32);
         Ok(p)
     }
 
     /// The registry's help line: the parameters and their ranges.
     pub(crate) fn help() -> String {
         format!(
-            "iterative deepening PVS {} {} {} {} {} [eval={}] {}; default depth=4",
+            "iterative deepening PVS {} {} {} {} {} [eval={}] {} {}; default depth=4",
             DEPTH.help(),
             MS.help(),
             NODES.help(),
             TT.help(),
             SEED.help(),
             EvalKind::NAMES,
-            LMR.help()
+            LMR.help(),
+            DRAW.help()
         )
     }
 
@@ -195,6 +211,9 @@ impl Player for AlphaBeta {
         if let Some(l) = self.lmr {
             items.push(format!("lmr={}", u8::from(l)));
         }
+        if let Some(d) = self.draw {
+            items.push(format!("draw={d}"));
+        }
         if items.is_empty() {
             "alphabeta".to_string()
         } else {
@@ -230,18 +249,23 @@ impl Player for AlphaBeta {
         let mut rng = SmallRng::seed_from_u64(mix_seed(seed, self.seed.unwrap_or(0)));
         root.shuffle(&mut rng);
         self.ensure_tt();
+        self.generation = (self.generation + 1) & 63;
         for side in self.history.iter_mut() {
             for h in side.iter_mut() {
                 *h /= 8;
             }
         }
         let mask = self.tt.len() - 1;
+        let preset = crate::eval::weights_for(pos.rules());
         let mut s = Search {
             tt: &mut self.tt,
             eval: self.eval.clone(),
-            lmr: self
-                .lmr
-                .unwrap_or_else(|| crate::eval::weights_for(pos.rules()).lmr),
+            lmr: self.lmr.unwrap_or(preset.lmr),
+            draw: self.draw.unwrap_or(match self.eval {
+                EvalKind::Basic => 0,
+                _ => preset.black_draw,
+            }),
+            generation: self.generation,
             mask,
             hist: PathHistory::new(history),
             history: &mut self.history,
@@ -266,6 +290,7 @@ impl Player for AlphaBeta {
 
     fn reset(&mut self) {
         self.tt.iter_mut().for_each(|e| *e = TtEntry::default());
+        self.generation = 0;
         for side in self.history.iter_mut() {
             side.fill(0);
         }
@@ -277,6 +302,9 @@ struct Search<'a, 'h> {
     tt: &'a mut [TtEntry],
     eval: EvalKind,
     lmr: bool,
+    /// What a draw is worth to Black (to White, the negative).
+    draw: i32,
+    generation: u8,
     mask: usize,
     hist: PathHistory<'h>,
     history: &'a mut [[i32; POLICY_SIZE]; 2],
@@ -470,13 +498,13 @@ impl Search<'_, '_> {
         } else {
             EXACT
         };
-        self.tt[key as usize & self.mask] = TtEntry {
+        self.store(TtEntry {
             key,
             score: to_tt(best, ply),
             best: best_move.map_or(0, |a| a.policy_index() as u16 + 1),
             depth: depth.clamp(0, 127) as i8,
-            flag,
-        };
+            flag: flag | self.generation << 2,
+        });
         best
     }
 
@@ -496,7 +524,8 @@ impl Search<'_, '_> {
             && let Some(o) = self.hist.outcome(pos)
         {
             return Some(match o.winner {
-                None => 0,
+                None if pos.to_act() == Color::White => -self.draw,
+                None => self.draw,
                 Some(w) if w == pos.to_act() => WIN - ply as i32,
                 Some(_) => -(WIN - ply as i32),
             });
@@ -518,7 +547,12 @@ impl Search<'_, '_> {
         beta: i32,
         ply: usize,
     ) -> (Option<i32>, Option<Action>) {
-        let e = self.tt[key as usize & self.mask];
+        let i = key as usize & self.mask;
+        let e = if self.tt[i & !1].key == key {
+            self.tt[i & !1]
+        } else {
+            self.tt[i | 1]
+        };
         if e.key != key || e.flag == 0 {
             return (None, None);
         }
@@ -528,7 +562,7 @@ impl Search<'_, '_> {
             .and_then(|i| Action::from_policy_index(i as usize));
         if ply > 0 && e.depth as i32 >= depth {
             let s = from_tt(e.score, ply);
-            match e.flag {
+            match e.flag & 3 {
                 EXACT => return (Some(s), tt_move),
                 LOWER if s >= beta => return (Some(s), tt_move),
                 UPPER if s <= alpha => return (Some(s), tt_move),
@@ -538,6 +572,33 @@ impl Search<'_, '_> {
         (None, tt_move)
     }
 
+    /// Writes `e` to its bucket's entry that holds its key, or else to the
+    /// one worth less (empty, from an earlier decision, or shallower).
+    #[inline]
+    fn store(&mut self, e: TtEntry) {
+        let i = e.key as usize & self.mask;
+        let (a, b) = (i & !1, i | 1);
+        let slot = if self.tt[a].key == e.key {
+            a
+        } else if self.tt[b].key == e.key || self.worth(a) > self.worth(b) {
+            b
+        } else {
+            a
+        };
+        self.tt[slot] = e;
+    }
+
+    /// How much the entry at `i` is worth keeping.
+    #[inline]
+    fn worth(&self, i: usize) -> i32 {
+        let e = self.tt[i];
+        if e.flag == 0 {
+            return -1000;
+        }
+        let stale = e.flag >> 2 != self.generation;
+        e.depth as i32 - if stale { 64 } else { 0 }
+    }
+
     /// Starts loading the table's entry for `pos` into the cache, so that the
     /// probe at its node does not wait on memory.
     #[inline]
@@ -545,7 +606,7 @@ impl Search<'_, '_> {
         #[cfg(target_arch = "x86_64")]
         {
             use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-            let entry: *const TtEntry = &self.tt[pos.full_key() as usize & self.mask];
+            let entry: *const TtEntry = &self.tt[pos.full_key() as usize & self.mask & !1];
             // SAFETY: a prefetch is a hint to the cache; it reads nothing
             // through the pointer, which points into the table anyway.
             unsafe { _mm_prefetch::<_MM_HINT_T0>(entry.cast()) }

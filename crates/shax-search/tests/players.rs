@@ -205,6 +205,40 @@ fn alphabeta_handles_shax_opening_removals() {
 }
 
 #[test]
+fn a_draw_is_scored_for_black_as_the_preset_or_spec_says() {
+    // Black's last placement fills the board with no jare: a draw whatever it does.
+    let fen = ".WW/WBB/BWW/WBBWBB/WBB/BWW/WBW b - 0,1 - -,- 0 0 23";
+    let pos = Position::from_fen(Rules::default(), fen).unwrap();
+    let hist = KeyHistory::new(&pos);
+    for (spec, score) in [
+        ("alphabeta:depth=2", 100),
+        ("alphabeta:depth=2,draw=0", 0),
+        ("alphabeta:depth=2,draw=37", 37),
+    ] {
+        let mut p = build_player(spec).unwrap();
+        assert_eq!(
+            p.choose(&pos, &hist, &Limits::NONE, 0),
+            Some("a7".parse().unwrap())
+        );
+        assert_eq!(p.info().unwrap().score, score, "{spec}");
+    }
+    // White's last placement, and Black's after it, can form no line either:
+    // to White the draw is worth the negative.
+    let fen = "B.W/W.B/BWB/WBWWBW/BBW/BWW/WBB w - 1,1 - -,- 0 0 22";
+    let pos = Position::from_fen(Rules::default(), fen).unwrap();
+    for (spec, score) in [
+        ("alphabeta:depth=3", -100),
+        ("alphabeta:depth=3,draw=0", 0),
+        ("alphabeta:depth=3,eval=basic", 0),
+    ] {
+        let mut p = build_player(spec).unwrap();
+        p.choose(&pos, &KeyHistory::new(&pos), &Limits::NONE, 0)
+            .unwrap();
+        assert_eq!(p.info().unwrap().score, score, "{spec}");
+    }
+}
+
+#[test]
 fn limits_override_the_spec_budget() {
     let pos = Position::new(Rules::default());
     let hist = KeyHistory::new(&pos);
@@ -277,6 +311,7 @@ fn spec_round_trips() {
         "alphabeta:depth=4",
         "alphabeta:ms=200",
         "alphabeta:depth=6,ms=100,seed=2",
+        "alphabeta:depth=3,lmr=1,draw=40",
         "mcts:sims=1000",
         "mcts:sims=50,c=1.4,seed=9",
     ] {

@@ -252,5 +252,8 @@ fn with_linear_replaces_exactly_the_linear_weights() {
     let doubled = w.with_linear(w.linear().map(|x| 2 * x));
     assert_eq!(doubled.piece, 2 * w.piece);
     assert_eq!(doubled.jare_fork, 2 * w.jare_fork);
-    assert_eq!((doubled.mob_cap, doubled.lmr), (w.mob_cap, w.lmr));
+    assert_eq!(
+        (doubled.mob_cap, doubled.lmr, doubled.black_draw),
+        (w.mob_cap, w.lmr, w.black_draw)
+    );
 }

@@ -1,5 +1,5 @@
 //! The mill evaluation's weights, one set per preset, in centi-pieces (one
-//! piece is 100), and the one search setting that depends on the preset. A
+//! piece is 100), and the search settings that depend on the preset. A
 //! rules file uses the set of the preset it names.
 //!
 //! "Moves" are a side's slides (empty points next to its pieces, counted per
@@ -63,6 +63,11 @@ pub struct Weights {
     /// by default: measured to pay off in Nine Men's Morris, to lose
     /// strength in Shax.
     pub lmr: bool,
+    /// What a draw is worth to Black in `alphabeta`'s search, in
+    /// centi-pieces (to White, the negative). In Shax White wins most games
+    /// between equal players, so a draw is a gain for Black and a loss for
+    /// White; elsewhere 0.
+    pub black_draw: i32,
 }
 
 /// Where a blocked side loses (every preset but Shax).
@@ -90,13 +95,15 @@ const BLOCK_LOSES: Weights = Weights {
     jare_fork: 0,
     counter_fade: 10,
     lmr: true,
+    black_draw: 0,
 };
 
 /// Shax: a blocked side is freed by the opponent, the board fills while
 /// placing, and the first jare decides who removes first. Tuned by self-play
 /// matches (SPSA, `scripts/spsa-eval.py`: 3,600 iterations, 14,400 games at
 /// 25,000 nodes a decision) from a hand-set start; docs/EXPERIMENTS.md has
-/// the run and what it gained.
+/// the run and what it gained. A draw is worth a piece to Black: measured
+/// with the table's buckets against the build of commit 67c7f3f.
 const SHAX: Weights = Weights {
     piece: 100,
     mob: 11,
@@ -121,13 +128,14 @@ const SHAX: Weights = Weights {
     jare_fork: 34,
     counter_fade: 10,
     lmr: false,
+    black_draw: 100,
 };
 
 /// The names of the weights the evaluation is linear in, in the order of
 /// [`Weights::linear`]. The evaluation (before its fade towards a draw) is
 /// the sum of each weight times a count of the position, so the weights can
 /// be fitted by a regression on those counts (`shax tune-eval`). `mob_cap`,
-/// `counter_fade` and `lmr` are settings, not terms.
+/// `counter_fade`, `lmr` and `black_draw` are settings, not terms.
 pub const LINEAR_TERMS: [&str; 22] = [
     "piece",
     "mob",
