@@ -7,6 +7,10 @@
 //! static evaluation: the mill evaluation of [`crate::eval`] by default,
 //! `eval=basic` for the evaluation of commit 67c7f3f.
 //!
+//! A draw scores what the preset's settings say it is worth to Black
+//! ([`crate::eval::Weights::black_draw`], a piece in Shax) and the negative
+//! for White; `draw=N` overrides it.
+//!
 //! When a time or node budget ends an iteration, the last finished
 //! iteration's best action is played, or one that beat it in the unfinished
 //! iteration.
