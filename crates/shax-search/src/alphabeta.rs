@@ -259,18 +259,19 @@ impl Player for AlphaBeta {
                 *h /= 8;
             }
         }
-        let mask = self.tt.len() - 1;
         let preset = crate::eval::weights_for(pos.rules());
         let mut s = Search {
-            tt: &mut self.tt,
+            tt: Table {
+                mask: self.tt.len() - 1,
+                entries: &mut self.tt,
+                generation: self.generation,
+            },
             eval: self.eval.clone(),
             lmr: self.lmr.unwrap_or(preset.lmr),
             draw: self.draw.unwrap_or(match self.eval {
                 EvalKind::Basic => 0,
                 _ => preset.black_draw,
             }),
-            generation: self.generation,
-            mask,
             hist: PathHistory::new(history),
             history: &mut self.history,
             killers: [[None; 2]; MAX_PLY],
@@ -302,14 +303,68 @@ impl Player for AlphaBeta {
     }
 }
 
+/// The transposition table of one decision: two-entry buckets.
+struct Table<'a> {
+    entries: &'a mut [TtEntry],
+    /// The entries' count less one (a power of two, at least 2).
+    mask: usize,
+    /// The decision's generation, 0 to 63.
+    generation: u8,
+}
+
+impl Table<'_> {
+    /// The entry for `key`, if its bucket holds one.
+    #[inline]
+    fn entry(&self, key: u64) -> Option<TtEntry> {
+        let i = key as usize & self.mask;
+        [i & !1, i | 1]
+            .into_iter()
+            .map(|j| self.entries[j])
+            .find(|e| e.key == key && e.flag != 0)
+    }
+
+    /// Writes `e` (its flag the bound alone) to its bucket's entry that holds
+    /// its key, or else to the one worth less (empty, from an earlier
+    /// decision, or shallower), stamped with the generation.
+    #[inline]
+    fn store(&mut self, mut e: TtEntry) {
+        e.flag |= self.generation << 2;
+        let i = e.key as usize & self.mask;
+        let (a, b) = (i & !1, i | 1);
+        let slot = if self.entries[a].key == e.key {
+            a
+        } else if self.entries[b].key == e.key || self.worth(a) > self.worth(b) {
+            b
+        } else {
+            a
+        };
+        self.entries[slot] = e;
+    }
+
+    /// How much the entry at `i` is worth keeping.
+    #[inline]
+    fn worth(&self, i: usize) -> i32 {
+        let e = self.entries[i];
+        if e.flag == 0 {
+            return -1000;
+        }
+        let stale = e.flag >> 2 != self.generation;
+        e.depth as i32 - if stale { 64 } else { 0 }
+    }
+
+    /// The first entry of `key`'s bucket, for a prefetch.
+    #[inline]
+    fn bucket(&self, key: u64) -> *const TtEntry {
+        &self.entries[key as usize & self.mask & !1]
+    }
+}
+
 struct Search<'a, 'h> {
-    tt: &'a mut [TtEntry],
+    tt: Table<'a>,
     eval: EvalKind,
     lmr: bool,
     /// What a draw is worth to Black (to White, the negative).
     draw: i32,
-    generation: u8,
-    mask: usize,
     hist: PathHistory<'h>,
     history: &'a mut [[i32; POLICY_SIZE]; 2],
     killers: [[Option<Action>; 2]; MAX_PLY],
@@ -502,12 +557,12 @@ impl Search<'_, '_> {
         } else {
             EXACT
         };
-        self.store(TtEntry {
+        self.tt.store(TtEntry {
             key,
             score: to_tt(best, ply),
             best: best_move.map_or(0, |a| a.policy_index() as u16 + 1),
             depth: depth.clamp(0, 127) as i8,
-            flag: flag | self.generation << 2,
+            flag,
         });
         best
     }
@@ -551,15 +606,9 @@ impl Search<'_, '_> {
         beta: i32,
         ply: usize,
     ) -> (Option<i32>, Option<Action>) {
-        let i = key as usize & self.mask;
-        let e = if self.tt[i & !1].key == key {
-            self.tt[i & !1]
-        } else {
-            self.tt[i | 1]
-        };
-        if e.key != key || e.flag == 0 {
+        let Some(e) = self.tt.entry(key) else {
             return (None, None);
-        }
+        };
         let tt_move = e
             .best
             .checked_sub(1)
@@ -576,33 +625,6 @@ impl Search<'_, '_> {
         (None, tt_move)
     }
 
-    /// Writes `e` to its bucket's entry that holds its key, or else to the
-    /// one worth less (empty, from an earlier decision, or shallower).
-    #[inline]
-    fn store(&mut self, e: TtEntry) {
-        let i = e.key as usize & self.mask;
-        let (a, b) = (i & !1, i | 1);
-        let slot = if self.tt[a].key == e.key {
-            a
-        } else if self.tt[b].key == e.key || self.worth(a) > self.worth(b) {
-            b
-        } else {
-            a
-        };
-        self.tt[slot] = e;
-    }
-
-    /// How much the entry at `i` is worth keeping.
-    #[inline]
-    fn worth(&self, i: usize) -> i32 {
-        let e = self.tt[i];
-        if e.flag == 0 {
-            return -1000;
-        }
-        let stale = e.flag >> 2 != self.generation;
-        e.depth as i32 - if stale { 64 } else { 0 }
-    }
-
     /// Starts loading the table's entry for `pos` into the cache, so that the
     /// probe at its node does not wait on memory.
     #[inline]
@@ -610,7 +632,7 @@ impl Search<'_, '_> {
         #[cfg(target_arch = "x86_64")]
         {
             use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-            let entry: *const TtEntry = &self.tt[pos.full_key() as usize & self.mask & !1];
+            let entry = self.tt.bucket(pos.full_key());
             // SAFETY: a prefetch is a hint to the cache; it reads nothing
             // through the pointer, which points into the table anyway.
             unsafe { _mm_prefetch::<_MM_HINT_T0>(entry.cast()) }
@@ -727,5 +749,52 @@ impl Search<'_, '_> {
         } else {
             -self.negamax(child, depth, -beta, -alpha, ply)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table_buckets_keep_deeper_entries_and_the_current_decisions() {
+        let mut v = vec![TtEntry::default(); 1024];
+        let mut t = Table {
+            entries: &mut v,
+            mask: 1023,
+            generation: 1,
+        };
+        let e = |key, depth| TtEntry {
+            key,
+            depth,
+            flag: EXACT,
+            ..TtEntry::default()
+        };
+        // Three keys of bucket 4-5.
+        let (k1, k2, k3) = (4 | 1 << 20, 5 | 2 << 20, 4 | 3 << 20);
+        t.store(e(k1, 9));
+        t.store(e(k2, 2));
+        t.store(e(k3, 5));
+        let has = |t: &Table, k| t.entry(k).is_some();
+        assert!(
+            has(&t, k1) && !has(&t, k2) && has(&t, k3),
+            "the shallower went"
+        );
+        t.store(e(k3, 1));
+        assert_eq!(
+            t.entry(k3).map(|e| e.depth),
+            Some(1),
+            "its own entry is overwritten"
+        );
+        assert_eq!(t.entry(k3).map(|e| e.flag), Some(EXACT | 1 << 2));
+        // The next decision: its entries outrank the last one's, however deep.
+        t.generation = 2;
+        t.store(e(k2, 3));
+        assert!(has(&t, k1) && has(&t, k2) && !has(&t, k3));
+        t.store(e(k3, 1));
+        assert!(
+            !has(&t, k1) && has(&t, k2) && has(&t, k3),
+            "the stale deep one went"
+        );
     }
 }
