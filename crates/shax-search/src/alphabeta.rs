@@ -87,6 +87,12 @@ struct TtEntry {
     flag: u8,
 }
 
+/// Two entries on one cache line: 32 bytes, aligned to 32, so that a bucket
+/// never straddles two 64-byte lines and one prefetch loads all of it.
+#[derive(Clone, Copy, Default)]
+#[repr(C, align(32))]
+struct Bucket([TtEntry; 2]);
+
 /// The alpha-beta player. Its table, history and killers persist between
 /// decisions of one game (a [`Player::reset`] clears them).
 pub struct AlphaBeta {
@@ -106,7 +112,7 @@ pub struct AlphaBeta {
     draw: Option<i32>,
     /// The search's generation, 0 to 63, in each entry's flag above its bound.
     generation: u8,
-    tt: Vec<TtEntry>,
+    tt: Vec<Bucket>,
     history: Box<[[i32; POLICY_SIZE]; 2]>,
     info: Option<SearchInfo>,
 }
@@ -174,10 +180,10 @@ impl AlphaBeta {
 
     fn ensure_tt(&mut self) {
         let mib = self.tt_mib.unwrap_or(DEFAULT_TT_MIB);
-        let want = ((mib << 20) / std::mem::size_of::<TtEntry>() as u64).max(1024);
-        let entries = 1usize << (63 - want.leading_zeros());
-        if self.tt.len() != entries {
-            self.tt = vec![TtEntry::default(); entries];
+        let want = ((mib << 20) / std::mem::size_of::<Bucket>() as u64).max(512);
+        let buckets = 1usize << (63 - want.leading_zeros());
+        if self.tt.len() != buckets {
+            self.tt = vec![Bucket::default(); buckets];
         }
     }
 }
@@ -263,7 +269,7 @@ impl Player for AlphaBeta {
         let mut s = Search {
             tt: Table {
                 mask: self.tt.len() - 1,
-                entries: &mut self.tt,
+                buckets: &mut self.tt,
                 generation: self.generation,
             },
             eval: self.eval.clone(),
@@ -294,7 +300,7 @@ impl Player for AlphaBeta {
     }
 
     fn reset(&mut self) {
-        self.tt.iter_mut().for_each(|e| *e = TtEntry::default());
+        self.tt.fill(Bucket::default());
         self.generation = 0;
         for side in self.history.iter_mut() {
             side.fill(0);
@@ -305,21 +311,28 @@ impl Player for AlphaBeta {
 
 /// The transposition table of one decision: two-entry buckets.
 struct Table<'a> {
-    entries: &'a mut [TtEntry],
-    /// The entries' count less one (a power of two, at least 2).
+    buckets: &'a mut [Bucket],
+    /// The buckets' count less one (a power of two, at least 2).
     mask: usize,
     /// The decision's generation, 0 to 63.
     generation: u8,
 }
 
 impl Table<'_> {
+    /// The bucket of `key`: the bits above its lowest (those of the entry
+    /// pairs this table was first laid out as, so that it keeps the same
+    /// entries and plays the same games).
+    #[inline]
+    fn index(&self, key: u64) -> usize {
+        (key >> 1) as usize & self.mask
+    }
+
     /// The entry for `key`, if its bucket holds one.
     #[inline]
     fn entry(&self, key: u64) -> Option<TtEntry> {
-        let i = key as usize & self.mask;
-        [i & !1, i | 1]
+        self.buckets[self.index(key)]
+            .0
             .into_iter()
-            .map(|j| self.entries[j])
             .find(|e| e.key == key && e.flag != 0)
     }
 
@@ -329,34 +342,33 @@ impl Table<'_> {
     #[inline]
     fn store(&mut self, mut e: TtEntry) {
         e.flag |= self.generation << 2;
-        let i = e.key as usize & self.mask;
-        let (a, b) = (i & !1, i | 1);
-        let slot = if self.entries[a].key == e.key {
+        let (i, generation) = (self.index(e.key), self.generation);
+        let [a, b] = &mut self.buckets[i].0;
+        let slot = if a.key == e.key {
             a
-        } else if self.entries[b].key == e.key || self.worth(a) > self.worth(b) {
+        } else if b.key == e.key || worth(a, generation) > worth(b, generation) {
             b
         } else {
             a
         };
-        self.entries[slot] = e;
+        *slot = e;
     }
 
-    /// How much the entry at `i` is worth keeping.
+    /// The bucket of `key`, for a prefetch.
     #[inline]
-    fn worth(&self, i: usize) -> i32 {
-        let e = self.entries[i];
-        if e.flag == 0 {
-            return -1000;
-        }
-        let stale = e.flag >> 2 != self.generation;
-        e.depth as i32 - if stale { 64 } else { 0 }
+    fn bucket(&self, key: u64) -> *const Bucket {
+        &self.buckets[self.index(key)]
     }
+}
 
-    /// The first entry of `key`'s bucket, for a prefetch.
-    #[inline]
-    fn bucket(&self, key: u64) -> *const TtEntry {
-        &self.entries[key as usize & self.mask & !1]
+/// How much an entry is worth keeping in the decision of `generation`.
+#[inline]
+fn worth(e: &TtEntry, generation: u8) -> i32 {
+    if e.flag == 0 {
+        return -1000;
     }
+    let stale = e.flag >> 2 != generation;
+    e.depth as i32 - if stale { 64 } else { 0 }
 }
 
 struct Search<'a, 'h> {
@@ -632,10 +644,10 @@ impl Search<'_, '_> {
         #[cfg(target_arch = "x86_64")]
         {
             use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-            let entry = self.tt.bucket(pos.full_key());
+            let bucket = self.tt.bucket(pos.full_key());
             // SAFETY: a prefetch is a hint to the cache; it reads nothing
             // through the pointer, which points into the table anyway.
-            unsafe { _mm_prefetch::<_MM_HINT_T0>(entry.cast()) }
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(bucket.cast()) }
         }
         #[cfg(not(target_arch = "x86_64"))]
         let _ = pos;
@@ -758,10 +770,10 @@ mod tests {
 
     #[test]
     fn table_buckets_keep_deeper_entries_and_the_current_decisions() {
-        let mut v = vec![TtEntry::default(); 1024];
+        let mut v = vec![Bucket::default(); 512];
         let mut t = Table {
-            entries: &mut v,
-            mask: 1023,
+            buckets: &mut v,
+            mask: 511,
             generation: 1,
         };
         let e = |key, depth| TtEntry {
@@ -770,7 +782,7 @@ mod tests {
             flag: EXACT,
             ..TtEntry::default()
         };
-        // Three keys of bucket 4-5.
+        // Three keys of bucket 2.
         let (k1, k2, k3) = (4 | 1 << 20, 5 | 2 << 20, 4 | 3 << 20);
         t.store(e(k1, 9));
         t.store(e(k2, 2));
