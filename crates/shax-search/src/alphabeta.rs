@@ -319,9 +319,9 @@ struct Table<'a> {
 }
 
 impl Table<'_> {
-    /// The bucket of `key`: the bits above its lowest (those of the entry
-    /// pairs this table was first laid out as, so that it keeps the same
-    /// entries and plays the same games).
+    /// The bucket of `key`, from the key's bits above its lowest. Any bits
+    /// would do; these give every key the bucket it had when buckets were
+    /// pairs of unaligned entries, so aligning them changed no game.
     #[inline]
     fn index(&self, key: u64) -> usize {
         (key >> 1) as usize & self.mask
