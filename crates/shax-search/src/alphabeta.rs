@@ -312,7 +312,7 @@ impl Player for AlphaBeta {
 /// The transposition table of one decision: two-entry buckets.
 struct Table<'a> {
     buckets: &'a mut [Bucket],
-    /// The buckets' count less one (a power of two, at least 2).
+    /// The buckets' count less one (the count a power of two).
     mask: usize,
     /// The decision's generation, 0 to 63.
     generation: u8,
