@@ -308,7 +308,16 @@ fn tiers_calibrates_and_writes_a_manifest_that_loads() {
         &out,
         // Seven players well above random: five of them rate over 90% against it.
         "greedy;alphabeta:depth=1;alphabeta:depth=2;alphabeta:depth=3;alphabeta:depth=4;alphabeta:depth=5;mcts:sims=200",
-        &["--rules", "shax", "--games", "12", "--tries", "2"],
+        // Twelve games a match cannot promise the band: accept what comes.
+        &[
+            "--rules",
+            "shax",
+            "--games",
+            "12",
+            "--tries",
+            "2",
+            "--accept-out-of-band",
+        ],
     );
     assert!(o.status.success(), "{}", text(&o.stderr));
     let m = std::fs::read_to_string(&out).unwrap();
@@ -367,6 +376,50 @@ fn tiers_calibrates_and_writes_a_manifest_that_loads() {
 }
 
 #[test]
+fn tiers_out_of_the_band_leaves_the_manifest_alone() {
+    let root = tiers_root("band");
+    let net = root.join("shax").join("n1.bpk");
+    let out = root.join("cal").join("shax").join("tiers.toml");
+    std::fs::create_dir_all(out.parent().unwrap()).unwrap();
+    std::fs::write(&out, "# the shipped manifest\n").unwrap();
+    // 6-game screens and 12-game matches score in steps of 1/12 and 1/24:
+    // none falls in (0.501, 0.54), so every step misses the band.
+    let extra = [
+        "--tiers",
+        "beginner,master",
+        "--band",
+        "0.501,0.54",
+        "--games",
+        "12",
+        "--tries",
+        "1",
+    ];
+    let classic = "alphabeta:depth=1;alphabeta:depth=2;alphabeta:depth=3";
+    // A band needs both ends.
+    let o = calibrate(&root, &net, &out, classic, &["--band", "0.6"]);
+    assert!(!o.status.success());
+    assert!(
+        text(&o.stderr).contains("--band takes two scores"),
+        "{}",
+        text(&o.stderr)
+    );
+    let o = calibrate(&root, &net, &out, classic, &extra);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+    let err = text(&o.stderr);
+    assert!(
+        err.contains("tiers.out-of-band.toml") && err.contains("--accept-out-of-band"),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&out).unwrap(),
+        "# the shipped manifest\n"
+    );
+    let rejected = std::fs::read_to_string(out.with_file_name("tiers.out-of-band.toml")).unwrap();
+    assert_eq!(tier_names(&rejected), ["beginner", "master"]);
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+#[test]
 fn tiers_makes_fewer_tiers_when_asked() {
     let root = tiers_root("three");
     let net = root.join("shax").join("n1.bpk");
@@ -375,7 +428,15 @@ fn tiers_makes_fewer_tiers_when_asked() {
     // more rate over 90% against it whatever the short ladder's noise.
     let classic = "greedy;alphabeta:depth=1;alphabeta:depth=2;alphabeta:depth=3;alphabeta:depth=5";
     let three = |tiers| {
-        let extra = ["--tiers", tiers, "--games", "8", "--tries", "1"];
+        let extra = [
+            "--tiers",
+            tiers,
+            "--games",
+            "8",
+            "--tries",
+            "1",
+            "--accept-out-of-band",
+        ];
         calibrate(&root, &net, &out, classic, &extra)
     };
     let o = three("beginner,medium,master");

@@ -53,8 +53,8 @@ pub struct Args {
     /// shax-flying the strongest players score about 90%).
     #[arg(long, default_value_t = 0.9)]
     beginner_floor: f64,
-    /// The band every tier's score against the tier below must fall in.
-    #[arg(long, value_delimiter = ',', num_args = 2, default_values_t = vec![0.60f64, 0.85])]
+    /// The band every tier's score against the tier below must fall in: low,high.
+    #[arg(long, value_delimiter = ',', default_values_t = vec![0.60f64, 0.85])]
     band: Vec<f64>,
     /// Games of a screening match, before a pair that looks in the band gets its full `--games`.
     #[arg(long, default_value_t = 40)]
@@ -82,6 +82,11 @@ pub struct Args {
     /// Default: checkpoints/<rules>/tiers.toml.
     #[arg(long)]
     out: Option<PathBuf>,
+    /// Write --out even when a tier misses --band. Without it such a manifest is written
+    /// beside it as `<name>.out-of-band.toml`, --out is left as it was, and the command
+    /// ends with an error (exit status 2).
+    #[arg(long)]
+    accept_out_of_band: bool,
 }
 
 /// Progress lines on stderr, match progress as bars or a line a minute.
@@ -103,6 +108,9 @@ impl TiersObserver for Console {
 }
 
 pub fn run(a: Args) -> anyhow::Result<()> {
+    let &[low, high] = a.band.as_slice() else {
+        anyhow::bail!("--band takes two scores, low,high (e.g. --band 0.6,0.85)");
+    };
     let rules = Rules::load(&a.rules)?;
     let dir = Path::new(&a.candidates);
     let candidates = if dir.is_dir() {
@@ -125,7 +133,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         beginner_below: Some(a.beginner_below).filter(|b| !b.is_empty()),
         master: a.master,
         beginner_floor: a.beginner_floor,
-        band: (a.band[0], a.band[1]),
+        band: (low, high),
         screen_games: a.screen_games,
         tries: a.tries,
         ladder_games: a.ladder_games,
@@ -133,7 +141,8 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         threads: a.threads,
         games_in_flight: a.games_in_flight,
         seed: a.seed,
-        out: out.clone(),
+        out,
+        accept_out_of_band: a.accept_out_of_band,
     };
     let c = calibrate(&cfg, &mut Console)?;
     println!(
@@ -152,13 +161,23 @@ pub fn run(a: Args) -> anyhow::Result<()> {
             t.player
         );
     }
-    println!("wrote {}", out.display());
-    if !c.all_in_band {
-        eprintln!(
-            "warning: not every tier scores {:.0}%-{:.0}% against the one below (see above)",
-            100.0 * cfg.band.0,
-            100.0 * cfg.band.1
-        );
+    println!("wrote {}", c.written.display());
+    if c.all_in_band {
+        return Ok(());
     }
-    Ok(())
+    let missed = format!(
+        "not every tier scores {:.0}%-{:.0}% against the one below (see above)",
+        100.0 * cfg.band.0,
+        100.0 * cfg.band.1
+    );
+    if cfg.accept_out_of_band {
+        eprintln!("warning: {missed}");
+        return Ok(());
+    }
+    anyhow::bail!(
+        "{missed}: the manifest went to {} and {} is unchanged; \
+         pass --accept-out-of-band to write it there",
+        c.written.display(),
+        cfg.out.display()
+    )
 }

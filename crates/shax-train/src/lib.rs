@@ -84,6 +84,7 @@ pub use shard::{
 };
 pub use tiers::{
     Calibration, Tally, TiersConfig, TiersError, TiersObserver, calibrate, find_checkpoints,
+    out_of_band_path,
 };
 pub use trainer::{StepLoss, TrainError, Trainer};
 pub use tune::{TuneData, TuneError, TuneReport, TuneSample, fit_weights};

@@ -68,6 +68,9 @@ pub struct TiersConfig {
     pub seed: u64,
     /// The manifest to write; the chosen checkpoints are copied beside it.
     pub out: PathBuf,
+    /// Write `out` even when a tier misses the band. Without it such a
+    /// manifest goes to [`out_of_band_path`] and `out` is left as it was.
+    pub accept_out_of_band: bool,
 }
 
 /// Why a calibration could not be done.
@@ -128,6 +131,23 @@ pub struct Calibration {
     pub ladder: LadderResult,
     /// Whether every tier scored inside the band against the one below.
     pub all_in_band: bool,
+    /// Where the manifest was written: [`TiersConfig::out`], or
+    /// [`out_of_band_path`] of it when a tier missed the band and that was
+    /// not accepted.
+    pub written: PathBuf,
+}
+
+/// Where a manifest with a tier outside the band goes unless accepted:
+/// `tiers.toml` becomes `tiers.out-of-band.toml`, beside it.
+pub fn out_of_band_path(out: &Path) -> PathBuf {
+    let stem = out
+        .file_stem()
+        .map_or_else(|| "tiers".to_string(), |s| s.to_string_lossy().into_owned());
+    let name = match out.extension() {
+        Some(ext) => format!("{stem}.out-of-band.{}", ext.to_string_lossy()),
+        None => format!("{stem}.out-of-band"),
+    };
+    out.with_file_name(name)
 }
 
 /// Every network checkpoint (`.bpk` with its metadata beside it; optimizer
@@ -233,7 +253,10 @@ fn check_tier_names(names: &[String]) -> Result<(), TiersError> {
 
 /// Calibrates the tiers (all five by default) and writes their manifest (and the chosen
 /// checkpoints beside it): a ladder over every candidate, a first guess
-/// evenly spaced in Elo, then neighbours settled head to head.
+/// evenly spaced in Elo, then neighbours settled head to head. A manifest
+/// with a tier outside the band is written to [`out_of_band_path`] instead
+/// unless [`TiersConfig::accept_out_of_band`], so a failed calibration does
+/// not replace a good manifest.
 ///
 /// # Errors
 ///
@@ -306,11 +329,17 @@ pub fn calibrate(
         total_games,
         tiers,
     };
-    manifest.save(&cfg.out)?;
+    let written = if all_in_band || cfg.accept_out_of_band {
+        cfg.out.clone()
+    } else {
+        out_of_band_path(&cfg.out)
+    };
+    manifest.save(&written)?;
     Ok(Calibration {
         manifest,
         ladder,
         all_in_band,
+        written,
     })
 }
 
@@ -789,6 +818,16 @@ mod tests {
                 (name, e)
             })
             .collect()
+    }
+
+    #[test]
+    fn an_out_of_band_manifest_goes_beside_the_one_asked_for() {
+        let p = |s: &str| out_of_band_path(Path::new(s));
+        assert_eq!(
+            p("checkpoints/shax/tiers.toml"),
+            Path::new("checkpoints/shax/tiers.out-of-band.toml")
+        );
+        assert_eq!(p("tiers"), Path::new("tiers.out-of-band"));
     }
 
     #[test]
