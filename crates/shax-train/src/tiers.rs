@@ -266,21 +266,8 @@ pub fn calibrate(
     obs: &mut dyn TiersObserver,
 ) -> Result<Calibration, TiersError> {
     cfg.check()?;
-    let specs = cfg.candidate_specs();
-    if let Some(b) = &cfg.beginner_below
-        && !specs.contains(b)
-    {
-        return Err(TiersError::Config(format!(
-            "--beginner-below {b} is not among the candidates (add it to --classic)"
-        )));
-    }
     let registry = shax_bot::registry(cfg.rules);
-    for s in &specs {
-        registry.build_str(s).map_err(|error| TiersError::Spec {
-            spec: s.clone(),
-            error: Box::new(error),
-        })?;
-    }
+    let specs = checked_specs(cfg, &registry)?;
     obs.line(&format!(
         "tiers: {} candidates ({} checkpoints), ladder {} games per pair",
         specs.len(),
@@ -341,6 +328,28 @@ pub fn calibrate(
         all_in_band,
         written,
     })
+}
+
+/// The candidates' specs, each one that builds, `--beginner-below` among them.
+fn checked_specs(
+    cfg: &TiersConfig,
+    registry: &shax_search::Registry,
+) -> Result<Vec<String>, TiersError> {
+    let specs = cfg.candidate_specs();
+    if let Some(b) = &cfg.beginner_below
+        && !specs.contains(b)
+    {
+        return Err(TiersError::Config(format!(
+            "--beginner-below {b} is not among the candidates (add it to --classic)"
+        )));
+    }
+    for s in &specs {
+        registry.build_str(s).map_err(|error| TiersError::Spec {
+            spec: s.clone(),
+            error: Box::new(error),
+        })?;
+    }
+    Ok(specs)
 }
 
 /// The ladder over every candidate, its ratings said.
