@@ -145,7 +145,8 @@ async fn tiers_of_shax_rise_and_rules_without_tiers_say_so() {
     assert!(
         tiers
             .iter()
-            .all(|t| t["player"].as_str().unwrap().starts_with("net:step-"))
+            .all(|t| t["player"].as_str().unwrap().starts_with("net:")),
+        "{tiers:?}"
     );
     let v = s
         .client
