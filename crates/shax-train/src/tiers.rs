@@ -709,53 +709,123 @@ struct Refine {
 }
 
 /// Moves the tiers below `master` until each scores inside the band against
-/// the one below it, top down (see [`place_below`]). Returns each tier's full
-/// match against the one below (`None` for `beginner`) and whether all fell
-/// in the band.
+/// the one below it, top down (see [`place_below`]). When even the strongest
+/// candidate allowed under a tier loses to it by more than the band, that
+/// tier (not `master`) steps down (see [`step_down`]) and the tier under it is
+/// placed again; when it cannot, the tier under it keeps its closest
+/// candidate. Returns each tier's full match against the one below (`None`
+/// for `beginner`) and whether all fell in the band.
 fn refine(
     chosen: &mut [usize],
     r: &Refine,
     m: &mut dyn Matches,
 ) -> Result<(Vec<Option<Tally>>, bool), TiersError> {
+    let top = chosen.len() - 1;
     let mut out = vec![None; chosen.len()];
+    let mut k = top;
+    while k >= 1 {
+        // Tier k may step down when it is not master and leaves room below.
+        let may_step_down = k < top && chosen[k] > k;
+        let highest = highest_below(k, chosen, r);
+        let (p, tally) = match place_below(k, chosen, highest, may_step_down, r, m)? {
+            Placement::Placed(p, tally) => (p, tally),
+            Placement::Crowded(score) => {
+                m.line(&format!(
+                    "  {} tries a step down: {:.1}% over the strongest {} allowed below it",
+                    r.names[k],
+                    100.0 * score,
+                    r.names[k - 1]
+                ));
+                if step_down(k, chosen, &mut out, r, m)? {
+                    continue; // tier k - 1 is placed again, under the new tier k
+                }
+                match place_below(k, chosen, highest, false, r, m)? {
+                    Placement::Placed(p, tally) => (p, tally),
+                    Placement::Crowded(_) => unreachable!("only when it may step down"),
+                }
+            }
+        };
+        chosen[k - 1] = p;
+        out[k] = Some(tally);
+        k -= 1;
+    }
     let mut all_in = true;
-    for k in (1..chosen.len()).rev() {
-        let (p, tally) = place_below(k, chosen, r, m)?;
-        if miss(tally.score(), r.band) > 0.0 {
+    for (k, tally) in out.iter().enumerate().skip(1) {
+        let score = tally.expect("every tier above beginner placed").score();
+        if miss(score, r.band) > 0.0 {
             all_in = false;
             m.line(&format!(
                 "warning: {} scores {:.1}% against {} (outside {:.0}%-{:.0}%); the closest candidate is kept",
                 r.names[k],
-                100.0 * tally.score(),
+                100.0 * score,
                 r.names[k - 1],
                 100.0 * r.band.0,
                 100.0 * r.band.1
             ));
         }
-        chosen[k - 1] = p;
-        out[k] = Some(tally);
     }
     Ok((out, all_in))
 }
 
+/// Tier `k` placed again under tier `k + 1`, among the candidates weaker
+/// than it is now; kept (and `true`) only when its match there falls in the
+/// band, so that a step down never opens a gap above.
+fn step_down(
+    k: usize,
+    chosen: &mut [usize],
+    out: &mut [Option<Tally>],
+    r: &Refine,
+    m: &mut dyn Matches,
+) -> Result<bool, TiersError> {
+    match place_below(k + 1, chosen, chosen[k] - 1, false, r, m)? {
+        Placement::Placed(p, tally) if miss(tally.score(), r.band) == 0.0 => {
+            chosen[k] = p;
+            out[k + 1] = Some(tally);
+            Ok(true)
+        }
+        _ => Ok(false),
+    }
+}
+
+/// The strongest pool position tier `k - 1` may take under tier `k`: below
+/// it, and under `--beginner-below` for `beginner`.
+fn highest_below(k: usize, chosen: &[usize], r: &Refine) -> usize {
+    let hi = chosen[k].saturating_sub(1);
+    if k == 1 {
+        hi.min(r.bottom_end.saturating_sub(1))
+    } else {
+        hi
+    }
+}
+
+/// Where [`place_below`] put a tier.
+enum Placement {
+    /// This pool position, with its full match against the tier above.
+    Placed(usize, Tally),
+    /// Nowhere: even the strongest candidate allowed scored this much
+    /// against the tier above, more than the band (no full match played).
+    Crowded(f64),
+}
+
 /// The candidate for tier `k - 1` under tier `k` (pool position
 /// `chosen[k]`): a bisection over the candidates between its lower
-/// neighbours and tier `k` (in ladder order), each screened with a short
+/// neighbours and `highest` (in ladder order), each screened with a short
 /// match and confirmed with a full one, until one scores in the band; after
-/// `r.tries`, the closest. Returns it with its full match.
+/// `r.tries`, the closest, with its full match. With `may_step_down`, when
+/// the candidate at `highest` scored above the band and none fell in it,
+/// [`Placement::Crowded`] instead.
 fn place_below(
     k: usize,
     chosen: &[usize],
+    highest: usize,
+    may_step_down: bool,
     r: &Refine,
     m: &mut dyn Matches,
-) -> Result<(usize, Tally), TiersError> {
+) -> Result<Placement, TiersError> {
     let upper = chosen[k];
     // Room for the k - 1 tiers below the one searched.
     let lo_bound = k - 1;
-    let mut hi_bound = upper.saturating_sub(1);
-    if k == 1 {
-        hi_bound = hi_bound.min(r.bottom_end.saturating_sub(1));
-    }
+    let hi_bound = highest;
     if upper == 0 || lo_bound > hi_bound {
         return Err(TiersError::Candidates(format!(
             "no candidate left for {} below {} (add checkpoints, sims or temps)",
@@ -768,6 +838,8 @@ fn place_below(
     let games = u64::from(r.games);
     // The closest so far: (miss, only a screen, position, tally).
     let mut best: Option<(f64, bool, usize, Tally)> = None;
+    // The strongest allowed candidate's score, once tried.
+    let mut at_highest = None;
     for t in 0..r.tries.max(1) {
         let salt = ((k as u64) << 40) ^ ((t as u64) << 20);
         let mut tally = m.play((upper, p), r.screen.min(r.games), salt)?;
@@ -775,6 +847,9 @@ fn place_below(
             tally = complete(m, upper, p, tally, games, salt ^ 1)?;
         }
         let miss_by = miss(tally.score(), r.band);
+        if p == hi_bound {
+            at_highest = Some(tally.score());
+        }
         let key = (miss_by, tally.games < games);
         if best.is_none_or(|b| key < (b.0, b.1)) {
             best = Some((key.0, key.1, p, tally));
@@ -806,9 +881,16 @@ fn place_below(
         }
         p = (lo + hi).div_ceil(2);
     }
-    let (_, _, p, tally) = best.expect("one try at least");
+    let (miss_by, _, p, tally) = best.expect("one try at least");
+    if let Some(score) = at_highest
+        && may_step_down
+        && miss_by > 0.0
+        && score > r.band.1
+    {
+        return Ok(Placement::Crowded(score));
+    }
     let tally = complete(m, upper, p, tally, games, ((k as u64) << 40) ^ 3)?;
-    Ok((p, tally))
+    Ok(Placement::Placed(p, tally))
 }
 
 #[cfg(test)]
@@ -959,6 +1041,37 @@ mod tests {
         assert_eq!(chosen[4], 5);
         assert_eq!(m[4].unwrap().games, 200);
         assert!(m[4].unwrap().score() > 0.85);
+    }
+
+    #[test]
+    fn a_tier_steps_down_to_make_room_for_the_one_below() {
+        // Easy is first placed at 800, 150 under medium (950), but beginner
+        // must be 420 or 460 and would lose to it by 88% or more. Easy steps
+        // down to 700 (80.8% under medium), and beginner fits under it.
+        let elo = [420.0, 460.0, 700.0, 800.0, 950.0, 1100.0, 1250.0];
+        let mut chosen = vec![0, 3, 4, 5, 6];
+        let r = band_60_85(2);
+        let (m, all_in) = refine(&mut chosen, &r, &mut simulated(&elo)).unwrap();
+        assert!(all_in, "{chosen:?}");
+        assert_eq!(chosen, [0, 2, 4, 5, 6]);
+        assert!(m.iter().skip(1).all(|t| t.unwrap().games == 200));
+    }
+
+    #[test]
+    fn a_step_down_that_would_leave_the_band_above_is_not_taken() {
+        // Easy (900) is 91% over any allowed beginner, and nothing between 500
+        // and 900 exists: stepping easy down to 500 would put medium (1000)
+        // 95% over it, so easy stays and only beginner's step misses.
+        let elo = [400.0, 450.0, 500.0, 900.0, 1000.0, 1100.0, 1200.0];
+        let mut chosen = vec![0, 3, 4, 5, 6];
+        let r = band_60_85(2);
+        let (m, all_in) = refine(&mut chosen, &r, &mut simulated(&elo)).unwrap();
+        assert!(!all_in);
+        assert_eq!(&chosen[1..], [3, 4, 5, 6]);
+        let misses: Vec<usize> = (1..5)
+            .filter(|&k| miss(m[k].unwrap().score(), r.band) > 0.0)
+            .collect();
+        assert_eq!(misses, [1], "only easy over beginner misses");
     }
 
     #[test]
