@@ -320,6 +320,13 @@ fn tiers_calibrates_and_writes_a_manifest_that_loads() {
         ],
     );
     assert!(o.status.success(), "{}", text(&o.stderr));
+    // Beginner's check against random is a full match (no bound given).
+    let printed = text(&o.stdout);
+    assert!(
+        printed.contains("beginner vs random: ") && printed.contains("needs at least 90%"),
+        "{printed}"
+    );
+    assert!(!printed.contains("beginner vs alphabeta"), "{printed}");
     let m = std::fs::read_to_string(&out).unwrap();
     assert_eq!(
         tier_names(&m),

@@ -39,8 +39,9 @@ pub struct Args {
         default_value = "greedy;alphabeta:depth=2"
     )]
     classic: Vec<String>,
-    /// The player `beginner` must be rated below (it loses to it more often than
-    /// it wins); it must be among the candidates. Empty: no such bound.
+    /// The player `beginner` must be rated below, and score under 50% against in
+    /// a full match of --games; it must be among the candidates. Empty: no such
+    /// bound.
     #[arg(long, default_value = "alphabeta:depth=2")]
     beginner_below: String,
     /// A player pinned as `master` (any spec; added to the candidates when not
@@ -48,9 +49,10 @@ pub struct Args {
     /// below it. Default: the strongest candidate, by the ladder.
     #[arg(long)]
     master: Option<String>,
-    /// The score against `random` the weakest tier must reach (by the ladder's
-    /// ratings). Lower it for a game where chance decides many games (in
-    /// shax-flying the strongest players score about 90%).
+    /// The score against `random` the weakest tier must reach: the ladder's
+    /// ratings guide the first choice, a full match of --games checks it. Lower
+    /// it for a game where chance decides many games (in shax-flying the
+    /// strongest players score about 90%).
     #[arg(long, default_value_t = 0.9)]
     beginner_floor: f64,
     /// The band every tier's score against the tier below must fall in: low,high.
@@ -161,15 +163,22 @@ pub fn run(a: Args) -> anyhow::Result<()> {
             t.player
         );
     }
+    for check in &c.checks {
+        println!("{check}");
+    }
     println!("wrote {}", c.written.display());
-    if c.all_in_band {
+    if c.passed() {
         return Ok(());
     }
-    let missed = format!(
-        "not every tier scores {:.0}%-{:.0}% against the one below (see above)",
-        100.0 * cfg.band.0,
-        100.0 * cfg.band.1
-    );
+    let missed = if c.all_in_band {
+        "beginner failed a check (see above)".to_string()
+    } else {
+        format!(
+            "not every tier scores {:.0}%-{:.0}% against the one below (see above)",
+            100.0 * cfg.band.0,
+            100.0 * cfg.band.1
+        )
+    };
     if cfg.accept_out_of_band {
         eprintln!("warning: {missed}");
         return Ok(());

@@ -83,8 +83,8 @@ pub use shard::{
     Shard, ShardError, decode_shard, encode_shard, list_shards, read_shard, write_shard,
 };
 pub use tiers::{
-    Calibration, Tally, TiersConfig, TiersError, TiersObserver, calibrate, find_checkpoints,
-    out_of_band_path,
+    BeginnerCheck, Calibration, Need, Tally, TiersConfig, TiersError, TiersObserver, calibrate,
+    find_checkpoints, out_of_band_path,
 };
 pub use trainer::{StepLoss, TrainError, Trainer};
 pub use tune::{TuneData, TuneError, TuneReport, TuneSample, fit_weights};

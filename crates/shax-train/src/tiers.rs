@@ -6,7 +6,9 @@
 //! A ladder rates every candidate; the first guess spaces the tiers evenly in
 //! Elo from the weakest candidate that scores about 90% against `random` to
 //! the strongest; then the tiers are settled head to head, top down, until
-//! each scores inside a band against the one below (see [`calibrate`]).
+//! each scores inside a band against the one below (see [`calibrate`]), and
+//! the weakest tier plays its checks against `random` and
+//! `--beginner-below`.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -45,9 +47,10 @@ pub struct TiersConfig {
     /// among them); the tiers below are chosen among the candidates rated
     /// below it. `None`: the strongest candidate is the top tier.
     pub master: Option<String>,
-    /// The score against `random` the weakest tier must reach (by the
-    /// ladder's ratings); 0.9 in games that reward skill from the first move,
-    /// lower where chance decides many games (Shax with flying).
+    /// The score against `random` the weakest tier must reach: a rough
+    /// guide by the ladder's ratings for the first guess, then a full match
+    /// ([`BeginnerCheck`]); 0.9 in games that reward skill from the first
+    /// move, lower where chance decides many games (Shax with flying).
     pub beginner_floor: f64,
     /// The band every tier's score against the tier below must fall in.
     pub band: (f64, f64),
@@ -131,10 +134,71 @@ pub struct Calibration {
     pub ladder: LadderResult,
     /// Whether every tier scored inside the band against the one below.
     pub all_in_band: bool,
+    /// The weakest tier's full matches against `random` and
+    /// `--beginner-below`.
+    pub checks: Vec<BeginnerCheck>,
     /// Where the manifest was written: [`TiersConfig::out`], or
-    /// [`out_of_band_path`] of it when a tier missed the band and that was
-    /// not accepted.
+    /// [`out_of_band_path`] of it when a tier missed the band or a check
+    /// failed and that was not accepted.
     pub written: PathBuf,
+}
+
+impl Calibration {
+    /// Every step in the band and every check of the weakest tier passed.
+    pub fn passed(&self) -> bool {
+        self.all_in_band && self.checks.iter().all(BeginnerCheck::passed)
+    }
+}
+
+/// A full match of the weakest tier against a bound of its strength.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BeginnerCheck {
+    /// The opponent: `random`, or `--beginner-below`.
+    pub against: String,
+    /// The weakest tier's games against it.
+    pub tally: Tally,
+    /// What its score must do.
+    pub need: Need,
+}
+
+/// The bound a [`BeginnerCheck`] puts on the weakest tier's score.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Need {
+    /// At least this score (against `random`: `--beginner-floor`).
+    AtLeast(f64),
+    /// Under this score (against `--beginner-below`: 0.5).
+    Below(f64),
+}
+
+impl BeginnerCheck {
+    /// Whether the score meets [`Self::need`].
+    pub fn passed(&self) -> bool {
+        match self.need {
+            Need::AtLeast(s) => self.tally.score() >= s,
+            Need::Below(s) => self.tally.score() < s,
+        }
+    }
+}
+
+impl std::fmt::Display for BeginnerCheck {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let t = &self.tally;
+        let (need, bound) = match self.need {
+            Need::AtLeast(s) => ("at least", s),
+            Need::Below(s) => ("under", s),
+        };
+        write!(
+            f,
+            "beginner vs {}: {:.1}% ({}-{}-{}), needs {need} {:.0}%: {}",
+            self.against,
+            100.0 * t.score(),
+            t.wins,
+            t.draws,
+            t.games - t.wins - t.draws,
+            100.0 * bound,
+            if self.passed() { "passed" } else { "FAILED" }
+        )
+    }
 }
 
 /// Where a manifest with a tier outside the band goes unless accepted:
@@ -253,8 +317,9 @@ fn check_tier_names(names: &[String]) -> Result<(), TiersError> {
 
 /// Calibrates the tiers (all five by default) and writes their manifest (and the chosen
 /// checkpoints beside it): a ladder over every candidate, a first guess
-/// evenly spaced in Elo, then neighbours settled head to head. A manifest
-/// with a tier outside the band is written to [`out_of_band_path`] instead
+/// evenly spaced in Elo, then neighbours settled head to head, then the
+/// weakest tier's checks ([`BeginnerCheck`]). A manifest with a tier outside
+/// the band or a failed check is written to [`out_of_band_path`] instead
 /// unless [`TiersConfig::accept_out_of_band`], so a failed calibration does
 /// not replace a good manifest.
 ///
@@ -306,6 +371,13 @@ pub fn calibrate(
         names: cfg.tiers.clone(),
     };
     let (matches, all_in_band) = refine(&mut chosen, &refine_cfg, &mut referee)?;
+    let beginner = referee.specs[chosen[0]].clone();
+    let checks = check_beginner(cfg, &mut |b, games, salt| {
+        referee.play_specs(&beginner, b, games, salt)
+    })?;
+    for c in &checks {
+        referee.obs.line(&format!("check: {c}"));
+    }
     let total_games = referee.games;
     let tiers = write_tiers(cfg, &ladder, &pool, &chosen, &matches)?;
     let manifest = TierManifest {
@@ -316,7 +388,8 @@ pub fn calibrate(
         total_games,
         tiers,
     };
-    let written = if all_in_band || cfg.accept_out_of_band {
+    let passed = all_in_band && checks.iter().all(BeginnerCheck::passed);
+    let written = if passed || cfg.accept_out_of_band {
         cfg.out.clone()
     } else {
         out_of_band_path(&cfg.out)
@@ -326,8 +399,33 @@ pub fn calibrate(
         manifest,
         ladder,
         all_in_band,
+        checks,
         written,
     })
+}
+
+/// The weakest tier's checks, each a full match (`play(opponent, games,
+/// salt)`): at least `--beginner-floor` against `random`, and under 50%
+/// against `--beginner-below` when there is one. The ladder only rates
+/// players: a few games against `random` cannot tell 85% from 100%.
+fn check_beginner(
+    cfg: &TiersConfig,
+    play: &mut dyn FnMut(&str, u32, u64) -> Played,
+) -> Result<Vec<BeginnerCheck>, TiersError> {
+    let mut bounds = vec![("random".to_string(), Need::AtLeast(cfg.beginner_floor))];
+    if let Some(below) = &cfg.beginner_below {
+        bounds.push((below.clone(), Need::Below(0.5)));
+    }
+    let mut checks = Vec::new();
+    for (i, (against, need)) in bounds.into_iter().enumerate() {
+        let tally = play(&against, cfg.games, 0xc4ec_0000 + i as u64)?;
+        checks.push(BeginnerCheck {
+            against,
+            tally,
+            need,
+        });
+    }
+    Ok(checks)
 }
 
 /// The candidates' specs, each one that builds, `--beginner-below` among them.
@@ -419,14 +517,15 @@ struct Referee<'a> {
     games: u64,
 }
 
-impl Matches for Referee<'_> {
-    fn play(&mut self, (upper, lower): (usize, usize), games: u32, salt: u64) -> Played {
+impl Referee<'_> {
+    /// Plays `a` against `b` (any specs): `a`'s tally.
+    fn play_specs(&mut self, a: &str, b: &str, games: u32, seed: u64) -> Played {
         let acfg = ArenaConfig {
             games,
             threads: self.cfg.threads,
             games_in_flight: self.cfg.games_in_flight,
-            seed: self.cfg.seed ^ salt ^ ((upper as u64) << 8) ^ lower as u64,
-            ..ArenaConfig::new(self.cfg.rules, &self.specs[upper], &self.specs[lower])
+            seed: self.cfg.seed ^ seed,
+            ..ArenaConfig::new(self.cfg.rules, a, b)
         };
         let mut result = None;
         let registry = self.registry;
@@ -447,6 +546,13 @@ impl Matches for Referee<'_> {
             wins: m.tally.a_wins,
             draws: m.tally.draws,
         })
+    }
+}
+
+impl Matches for Referee<'_> {
+    fn play(&mut self, (upper, lower): (usize, usize), games: u32, salt: u64) -> Played {
+        let (a, b) = (self.specs[upper].clone(), self.specs[lower].clone());
+        self.play_specs(&a, &b, games, salt ^ ((upper as u64) << 8) ^ lower as u64)
     }
 
     fn line(&mut self, line: &str) {
@@ -624,19 +730,20 @@ fn choose(ratings: &[(String, f64)], pool: &[usize], tiers: usize) -> Vec<usize>
     chosen
 }
 
-/// Games between two tiers, from the stronger one's side.
+/// Games between two players, from one side: the stronger tier's between
+/// tiers, the weakest tier's in a [`BeginnerCheck`].
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Tally {
     /// Games played.
     pub games: u64,
-    /// The stronger tier's wins.
+    /// That side's wins.
     pub wins: u64,
     /// Draws.
     pub draws: u64,
 }
 
 impl Tally {
-    /// The stronger tier's score, 0 to 1.
+    /// That side's score, 0 to 1.
     pub fn score(&self) -> f64 {
         (self.wins as f64 + 0.5 * self.draws as f64) / self.games.max(1) as f64
     }
@@ -1107,5 +1214,77 @@ mod tests {
         let v: Vec<u32> = (0..10).collect();
         assert_eq!(spread(&v, 4), [0, 3, 6, 9]);
         assert_eq!(spread(&v[..3], 4), [0, 1, 2]);
+    }
+
+    fn config(floor: f64, below: Option<&str>) -> TiersConfig {
+        TiersConfig {
+            rules: Rules::load("shax").unwrap(),
+            tiers: TIERS.iter().map(|t| t.to_string()).collect(),
+            candidates: Vec::new(),
+            checkpoints: 1,
+            sims: vec![1],
+            temps: vec![0.0],
+            classic: Vec::new(),
+            beginner_below: below.map(str::to_string),
+            master: None,
+            beginner_floor: floor,
+            band: (0.6, 0.85),
+            screen_games: 40,
+            tries: 6,
+            ladder_games: 4,
+            games: 200,
+            threads: 1,
+            games_in_flight: 1,
+            seed: 0,
+            out: PathBuf::from("tiers.toml"),
+            accept_out_of_band: false,
+        }
+    }
+
+    #[test]
+    fn beginner_is_checked_by_full_matches_against_random_and_its_bound() {
+        // The beginner scores 88% against random and 45% against depth 2.
+        fn play(b: &str, games: u32, _: u64) -> Played {
+            let wins = u64::from(games) * if b == "random" { 88 } else { 45 } / 100;
+            Ok(Tally {
+                games: games.into(),
+                wins,
+                draws: 0,
+            })
+        }
+        let mut opponents = Vec::new();
+        let mut seen = |b: &str, games: u32, salt: u64| {
+            opponents.push((b.to_string(), games));
+            play(b, games, salt)
+        };
+        let checks = check_beginner(&config(0.85, Some("alphabeta:depth=2")), &mut seen).unwrap();
+        assert_eq!(
+            opponents,
+            [
+                ("random".to_string(), 200),
+                ("alphabeta:depth=2".to_string(), 200)
+            ]
+        );
+        assert!(checks.iter().all(BeginnerCheck::passed), "{checks:?}");
+        assert!(
+            checks[1]
+                .to_string()
+                .contains("45.0% (90-0-110), needs under 50%: passed")
+        );
+        // A higher floor fails the same player; without a bound, only random.
+        let checks = check_beginner(&config(0.9, None), &mut play).unwrap();
+        assert_eq!(checks.len(), 1);
+        assert!(!checks[0].passed());
+        assert!(checks[0].to_string().contains("needs at least 90%: FAILED"));
+        // Half the games against the bound is not under it.
+        let even = |_: &str, games: u32, _: u64| -> Played {
+            Ok(Tally {
+                games: games.into(),
+                wins: 0,
+                draws: games.into(),
+            })
+        };
+        let checks = check_beginner(&config(0.0, Some("greedy")), &mut { even }).unwrap();
+        assert!(checks[0].passed() && !checks[1].passed(), "{checks:?}");
     }
 }
