@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
 
 use shax_core::Rules;
-use shax_train::{TiersConfig, TiersObserver, calibrate, find_checkpoints};
+use shax_train::{Calibration, TiersConfig, TiersObserver, calibrate, find_checkpoints};
 
 use super::progress::with_progress;
 
@@ -110,63 +110,9 @@ impl TiersObserver for Console {
 }
 
 pub fn run(a: Args) -> anyhow::Result<()> {
-    let &[low, high] = a.band.as_slice() else {
-        anyhow::bail!("--band takes two scores, low,high (e.g. --band 0.6,0.85)");
-    };
-    let rules = Rules::load(&a.rules)?;
-    let dir = Path::new(&a.candidates);
-    let candidates = if dir.is_dir() {
-        find_checkpoints(dir)?
-    } else {
-        a.candidates.split(',').map(PathBuf::from).collect()
-    };
-    let out = a
-        .out
-        .clone()
-        .unwrap_or_else(|| PathBuf::from(format!("checkpoints/{}/tiers.toml", rules.name())));
-    let cfg = TiersConfig {
-        rules,
-        tiers: a.tiers,
-        candidates,
-        checkpoints: a.checkpoints,
-        sims: a.sims,
-        temps: a.temps,
-        classic: a.classic,
-        beginner_below: Some(a.beginner_below).filter(|b| !b.is_empty()),
-        master: a.master,
-        beginner_floor: a.beginner_floor,
-        band: (low, high),
-        screen_games: a.screen_games,
-        tries: a.tries,
-        ladder_games: a.ladder_games,
-        games: a.games,
-        threads: a.threads,
-        games_in_flight: a.games_in_flight,
-        seed: a.seed,
-        out,
-        accept_out_of_band: a.accept_out_of_band,
-    };
+    let cfg = config(a)?;
     let c = calibrate(&cfg, &mut Console)?;
-    println!(
-        "{:<9} {:>7} {:>17} {:>10}  player",
-        "tier", "Elo", "95% interval", "vs below"
-    );
-    for t in &c.manifest.tiers {
-        println!(
-            "{:<9} {:>7.0} {:>8.0} {:>8.0} {:>10}  {}",
-            t.name,
-            t.elo,
-            t.elo_low,
-            t.elo_high,
-            t.score_vs_below
-                .map_or("-".to_string(), |s| format!("{:.1}%", 100.0 * s)),
-            t.player
-        );
-    }
-    for check in &c.checks {
-        println!("{check}");
-    }
-    println!("wrote {}", c.written.display());
+    print_calibration(&c);
     if c.passed() {
         return Ok(());
     }
@@ -189,4 +135,67 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         c.written.display(),
         cfg.out.display()
     )
+}
+
+/// The calibration the flags ask for.
+fn config(a: Args) -> anyhow::Result<TiersConfig> {
+    let &[low, high] = a.band.as_slice() else {
+        anyhow::bail!("--band takes two scores, low,high (e.g. --band 0.6,0.85)");
+    };
+    let rules = Rules::load(&a.rules)?;
+    let dir = Path::new(&a.candidates);
+    let candidates = if dir.is_dir() {
+        find_checkpoints(dir)?
+    } else {
+        a.candidates.split(',').map(PathBuf::from).collect()
+    };
+    let out = a
+        .out
+        .unwrap_or_else(|| PathBuf::from(format!("checkpoints/{}/tiers.toml", rules.name())));
+    Ok(TiersConfig {
+        rules,
+        tiers: a.tiers,
+        candidates,
+        checkpoints: a.checkpoints,
+        sims: a.sims,
+        temps: a.temps,
+        classic: a.classic,
+        beginner_below: Some(a.beginner_below).filter(|b| !b.is_empty()),
+        master: a.master,
+        beginner_floor: a.beginner_floor,
+        band: (low, high),
+        screen_games: a.screen_games,
+        tries: a.tries,
+        ladder_games: a.ladder_games,
+        games: a.games,
+        threads: a.threads,
+        games_in_flight: a.games_in_flight,
+        seed: a.seed,
+        out,
+        accept_out_of_band: a.accept_out_of_band,
+    })
+}
+
+/// The tiers chosen, beginner's checks and where the manifest went, on stdout.
+fn print_calibration(c: &Calibration) {
+    println!(
+        "{:<9} {:>7} {:>17} {:>10}  player",
+        "tier", "Elo", "95% interval", "vs below"
+    );
+    for t in &c.manifest.tiers {
+        println!(
+            "{:<9} {:>7.0} {:>8.0} {:>8.0} {:>10}  {}",
+            t.name,
+            t.elo,
+            t.elo_low,
+            t.elo_high,
+            t.score_vs_below
+                .map_or("-".to_string(), |s| format!("{:.1}%", 100.0 * s)),
+            t.player
+        );
+    }
+    for check in &c.checks {
+        println!("{check}");
+    }
+    println!("wrote {}", c.written.display());
 }

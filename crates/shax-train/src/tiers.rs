@@ -388,20 +388,18 @@ pub fn calibrate(
         total_games,
         tiers,
     };
-    let passed = all_in_band && checks.iter().all(BeginnerCheck::passed);
-    let written = if passed || cfg.accept_out_of_band {
-        cfg.out.clone()
-    } else {
-        out_of_band_path(&cfg.out)
-    };
-    manifest.save(&written)?;
-    Ok(Calibration {
+    let mut c = Calibration {
         manifest,
         ladder,
         all_in_band,
         checks,
-        written,
-    })
+        written: cfg.out.clone(),
+    };
+    if !c.passed() && !cfg.accept_out_of_band {
+        c.written = out_of_band_path(&cfg.out);
+    }
+    c.manifest.save(&c.written)?;
+    Ok(c)
 }
 
 /// The weakest tier's checks, each a full match (`play(opponent, games,
