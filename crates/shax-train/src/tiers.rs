@@ -816,9 +816,9 @@ struct Refine {
 /// Moves the tiers below `master` until each scores inside the band against
 /// the one below it, top down (see [`place_below`]). When even the strongest
 /// candidate allowed under a tier loses to it by more than the band, that
-/// tier (not `master`) steps down (see [`step_down`]) and the tier under it is
-/// placed again; when it cannot, the tier under it keeps its closest
-/// candidate. Returns each tier's full match against the one below (`None`
+/// tier (not `master`) steps down (see [`step_down`]: the tiers above it
+/// first, where they must) and the tier under it is placed again; when it
+/// cannot, the tier under it keeps its closest candidate. Returns each tier's full match against the one below (`None`
 /// for `beginner`) and whether all fell in the band.
 fn refine(
     chosen: &mut [usize],
@@ -872,7 +872,10 @@ fn refine(
 
 /// Tier `k` placed again under tier `k + 1`, among the candidates weaker
 /// than it is now; kept (and `true`) only when its match there falls in the
-/// band, so that a step down never opens a gap above.
+/// band, so that a step down never opens a gap above. When tier `k + 1` is
+/// too strong even for the strongest of those, it steps down first (the same
+/// way, recursively, never `master`) and tier `k` tries again under it; if
+/// tier `k` still finds no place, every tier moved is put back.
 fn step_down(
     k: usize,
     chosen: &mut [usize],
@@ -880,14 +883,43 @@ fn step_down(
     r: &Refine,
     m: &mut dyn Matches,
 ) -> Result<bool, TiersError> {
-    match place_below(k + 1, chosen, chosen[k] - 1, false, r, m)? {
+    let highest = chosen[k].min(chosen[k + 1]).saturating_sub(1);
+    if highest < k {
+        return Ok(false); // no room for the tiers below
+    }
+    let tally = match place_below(k + 1, chosen, highest, false, r, m)? {
         Placement::Placed(p, tally) if miss(tally.score(), r.band) == 0.0 => {
             chosen[k] = p;
             out[k + 1] = Some(tally);
-            Ok(true)
+            return Ok(true);
         }
-        _ => Ok(false),
+        Placement::Placed(_, tally)
+        | Placement::Crowded {
+            closest: (_, tally),
+            ..
+        } => tally,
+    };
+    let above_may_step = k + 2 < chosen.len() && chosen[k + 1] > k + 1;
+    if tally.score() <= r.band.1 || !above_may_step {
+        return Ok(false);
     }
+    m.line(&format!(
+        "  {} tries a step down to make room for {}",
+        r.names[k + 1],
+        r.names[k]
+    ));
+    let (kept_chosen, kept_out) = (chosen.to_vec(), out.to_vec());
+    if step_down(k + 1, chosen, out, r, m)? && step_down(k, chosen, out, r, m)? {
+        return Ok(true);
+    }
+    m.line(&format!(
+        "  {} finds no place under a weaker {}: both stay",
+        r.names[k],
+        r.names[k + 1]
+    ));
+    chosen.copy_from_slice(&kept_chosen);
+    out.copy_from_slice(&kept_out);
+    Ok(false)
 }
 
 /// The strongest pool position tier `k - 1` may take under tier `k`: below
@@ -1194,6 +1226,21 @@ mod tests {
             .collect();
         assert_eq!(misses, [1], "only easy over beginner misses");
         assert!(chosen[0] < 2, "{chosen:?}");
+    }
+
+    #[test]
+    fn a_tier_above_steps_down_first_when_the_one_stepping_down_needs_room() {
+        // Beginner must be 400 or 420. Easy at 900, then stepped down to 750,
+        // is still more than 85% over it; easy at 650 would be 88% under
+        // medium (1000). Medium steps down to 900 (80.8% under hard, 1150),
+        // easy to 650 under it, and beginner fits: every step in the band.
+        let elo = [400.0, 420.0, 650.0, 750.0, 900.0, 1000.0, 1150.0, 1400.0];
+        let mut chosen = vec![0, 4, 5, 6, 7];
+        let r = band_60_85(2);
+        let (m, all_in) = refine(&mut chosen, &r, &mut simulated(&elo)).unwrap();
+        assert!(all_in, "{chosen:?}");
+        assert_eq!(&chosen[1..], [2, 4, 6, 7]);
+        assert!(m.iter().skip(1).all(|t| t.unwrap().games == 200));
     }
 
     #[test]
