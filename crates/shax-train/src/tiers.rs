@@ -375,9 +375,6 @@ pub fn calibrate(
     let checks = check_beginner(cfg, &mut |b, games, salt| {
         referee.play_specs(&beginner, b, games, salt)
     })?;
-    for c in &checks {
-        referee.obs.line(&format!("check: {c}"));
-    }
     let total_games = referee.games;
     let tiers = write_tiers(cfg, &ladder, &pool, &chosen, &matches)?;
     let manifest = TierManifest {
