@@ -884,20 +884,19 @@ fn step_down(
     if highest < k {
         return Ok(false); // no room for the tiers below
     }
-    let tally = match place_below(k + 1, chosen, highest, false, r, m)? {
+    // Crowded: too strong for every weaker candidate, said by screens alone
+    // (a full match of a candidate that is not taken would be wasted).
+    let crowded = match place_below(k + 1, chosen, highest, true, r, m)? {
         Placement::Placed(p, tally) if miss(tally.score(), r.band) == 0.0 => {
             chosen[k] = p;
             out[k + 1] = Some(tally);
             return Ok(true);
         }
-        Placement::Placed(_, tally)
-        | Placement::Crowded {
-            closest: (_, tally),
-            ..
-        } => tally,
+        Placement::Placed(..) => false,
+        Placement::Crowded { .. } => true,
     };
     let above_may_step = k + 2 < chosen.len() && chosen[k + 1] > k + 1;
-    if tally.score() <= r.band.1 || !above_may_step {
+    if !crowded || !above_may_step {
         return Ok(false);
     }
     m.line(&format!(
@@ -1157,6 +1156,21 @@ mod tests {
         Simulated(elo)
     }
 
+    /// [`Simulated`], counting the games each pair (upper, lower) played.
+    struct Counted<'a>(
+        Simulated<'a>,
+        std::collections::HashMap<(usize, usize), u32>,
+    );
+
+    impl Matches for Counted<'_> {
+        fn play(&mut self, pair: (usize, usize), games: u32, salt: u64) -> Played {
+            *self.1.entry(pair).or_default() += games;
+            self.0.play(pair, games, salt)
+        }
+
+        fn line(&mut self, _: &str) {}
+    }
+
     #[test]
     fn refine_moves_tiers_until_every_neighbour_score_is_in_the_band() {
         // True strengths: the top is far above the rest (the even ladder guess
@@ -1215,9 +1229,14 @@ mod tests {
         let elo = [400.0, 450.0, 500.0, 900.0, 1000.0, 1100.0, 1200.0];
         let mut chosen = vec![0, 3, 4, 5, 6];
         let r = band_60_85(2);
-        let (m, all_in) = refine(&mut chosen, &r, &mut simulated(&elo)).unwrap();
+        let mut counted = Counted(simulated(&elo), Default::default());
+        let (m, all_in) = refine(&mut chosen, &r, &mut counted).unwrap();
         assert!(!all_in);
         assert_eq!(&chosen[1..], [3, 4, 5, 6]);
+        assert!(
+            counted.1[&(4, 2)] < 200,
+            "steps not taken are judged by screens"
+        );
         let misses: Vec<usize> = (1..5)
             .filter(|&k| miss(m[k].unwrap().score(), r.band) > 0.0)
             .collect();
