@@ -815,8 +815,9 @@ struct Refine {
 /// candidate allowed under a tier loses to it by more than the band, that
 /// tier (not `master`) steps down (see [`step_down`]: the tiers above it
 /// first, where they must) and the tier under it is placed again; when it
-/// cannot, the tier under it keeps its closest candidate. Returns each tier's full match against the one below (`None`
-/// for `beginner`) and whether all fell in the band.
+/// cannot, the tier under it keeps its closest candidate. Returns each
+/// tier's full match against the one below (`None` for `beginner`) and
+/// whether all fell in the band.
 fn refine(
     chosen: &mut [usize],
     r: &Refine,
