@@ -827,10 +827,9 @@ fn refine(
     let mut out = vec![None; chosen.len()];
     let mut k = top;
     while k >= 1 {
-        // Tier k may step down when it is not master and leaves room below.
-        let may_step_down = k < top && chosen[k] > k;
         let highest = highest_below(k, chosen, r);
-        let (p, tally) = match place_below(k, chosen, highest, may_step_down, r, m)? {
+        let may_step = may_step_down(k, chosen);
+        let (p, tally) = match place_below(k, chosen, highest, may_step, r, m)? {
             Placement::Placed(p, tally) => (p, tally),
             Placement::Crowded { score, closest } => {
                 m.line(&format!(
@@ -896,8 +895,7 @@ fn step_down(
         Placement::Placed(..) => false,
         Placement::Crowded { .. } => true,
     };
-    let above_may_step = k + 2 < chosen.len() && chosen[k + 1] > k + 1;
-    if !crowded || !above_may_step {
+    if !crowded || !may_step_down(k + 1, chosen) {
         return Ok(false);
     }
     m.line(&format!(
@@ -917,6 +915,12 @@ fn step_down(
     chosen.copy_from_slice(&kept_chosen);
     out.copy_from_slice(&kept_out);
     Ok(false)
+}
+
+/// Whether tier `k` may step down: it is not master, and a weaker position
+/// would still leave room for the tiers below it.
+fn may_step_down(k: usize, chosen: &[usize]) -> bool {
+    k + 1 < chosen.len() && chosen[k] > k
 }
 
 /// The strongest pool position tier `k - 1` may take under tier `k`: below
