@@ -762,6 +762,17 @@ fn miss(score: f64, band: (f64, f64)) -> f64 {
     (band.0 - score).max(score - band.1).max(0.0)
 }
 
+/// Whether a screen's verdict needs a full match: its score lies in the
+/// band, or outside it by at most one standard error of a match of that
+/// many games at the band's nearer edge (about 6 points over 85% and 8
+/// under 60% for a 40-game screen), where the screen cannot tell.
+fn worth_completing(screen: Tally, band: (f64, f64)) -> bool {
+    let score = screen.score();
+    let edge = if score < band.0 { band.0 } else { band.1 };
+    let standard_error = (edge * (1.0 - edge) / screen.games.max(1) as f64).sqrt();
+    miss(score, band) <= standard_error
+}
+
 /// A match's tally, or why it could not be played.
 type Played = Result<Tally, TiersError>;
 
@@ -884,8 +895,9 @@ fn step_down(
     if highest < k {
         return Ok(false); // no room for the tiers below
     }
-    // Crowded: too strong for every weaker candidate, said by screens alone
-    // (a full match of a candidate that is not taken would be wasted).
+    // Crowded: too strong for every weaker candidate, said by screens unless
+    // they were near the band (a full match of a candidate that is not taken
+    // would be wasted).
     let crowded = match place_below(k + 1, chosen, highest, true, r, m)? {
         Placement::Placed(p, tally) if miss(tally.score(), r.band) == 0.0 => {
             chosen[k] = p;
@@ -948,7 +960,8 @@ enum Placement {
 /// The candidate for tier `k - 1` under tier `k` (pool position
 /// `chosen[k]`): a bisection over the candidates between its lower
 /// neighbours and `highest` (in ladder order), each screened with a short
-/// match and confirmed with a full one, until one scores in the band; after
+/// match and confirmed with a full one when the screen is in the band or
+/// near it (see [`worth_completing`]), until one scores in the band; after
 /// `r.tries`, the closest, with its full match. With `may_step_down`, when
 /// the candidate at `highest` scored above the band and none fell in it,
 /// [`Placement::Crowded`] instead.
@@ -980,7 +993,7 @@ fn place_below(
     for t in 0..r.tries.max(1) {
         let salt = ((k as u64) << 40) ^ ((t as u64) << 20);
         let mut tally = m.play((upper, p), r.screen.min(r.games), salt)?;
-        if miss(tally.score(), r.band) == 0.0 {
+        if worth_completing(tally, r.band) {
             tally = complete(m, upper, p, tally, games, salt ^ 1)?;
         }
         let miss_by = miss(tally.score(), r.band);
@@ -1174,6 +1187,58 @@ mod tests {
         }
 
         fn line(&mut self, _: &str) {}
+    }
+
+    /// [`Simulated`], except that the first match `pair` plays (its screen)
+    /// wins `wins` of its games.
+    struct LuckyScreen<'a> {
+        truth: Simulated<'a>,
+        pair: (usize, usize),
+        wins: Option<u64>,
+    }
+
+    impl Matches for LuckyScreen<'_> {
+        fn play(&mut self, pair: (usize, usize), games: u32, salt: u64) -> Played {
+            match self.wins.take_if(|_| pair == self.pair) {
+                Some(wins) => Ok(Tally {
+                    games: games as u64,
+                    wins,
+                    draws: 0,
+                }),
+                None => self.truth.play(pair, games, salt),
+            }
+        }
+
+        fn line(&mut self, _: &str) {}
+    }
+
+    #[test]
+    fn a_screen_just_outside_the_band_is_confirmed_by_a_full_match() {
+        // Easy (241) is truly 80% over candidate 0 (0 Elo), but that pair's
+        // screen wins 36 of 40 (90%, over the band by less than a screen's
+        // standard error). The other candidates are truly 53% and 56%: only a
+        // full match finds candidate 0 in the band (36 + 128 of 200).
+        let elo = [0.0, 200.0, 220.0, 241.0];
+        let chosen = [0, 3];
+        let r = band_60_85(3);
+        let mut m = LuckyScreen {
+            truth: simulated(&elo),
+            pair: (3, 0),
+            wins: Some(36),
+        };
+        match place_below(1, &chosen, 2, false, &r, &mut m).unwrap() {
+            Placement::Placed(p, tally) => {
+                assert_eq!(p, 0);
+                assert_eq!((tally.games, tally.wins), (200, 164));
+            }
+            Placement::Crowded { .. } => panic!("not asked to step down"),
+        }
+        // A screen outside by more than that is believed: 39 of 40 (97.5%).
+        m.wins = Some(39);
+        match place_below(1, &chosen, 2, false, &r, &mut m).unwrap() {
+            Placement::Placed(p, _) => assert_ne!(p, 0),
+            Placement::Crowded { .. } => panic!("not asked to step down"),
+        }
     }
 
     #[test]
