@@ -102,8 +102,9 @@ pub struct AlphaBeta {
     tt_mib: Option<u64>,
     seed: Option<u64>,
     eval: EvalKind,
-    /// Late-move reductions (`lmr=1` on, `lmr=0` off); the preset's
-    /// setting ([`crate::eval::Weights::lmr`]) when not given.
+    /// Late-move reductions (`lmr=1` on, `lmr=0` off); when not given, the
+    /// preset's setting ([`crate::eval::Weights::lmr`]) with the mill
+    /// evaluation, off with `eval=basic` (commit 67c7f3f's player).
     lmr: Option<bool>,
     /// What a draw is worth to Black in centi-pieces (`draw=N`; to White
     /// -N); when not given, the preset's setting
@@ -273,7 +274,10 @@ impl Player for AlphaBeta {
                 generation: self.generation,
             },
             eval: self.eval.clone(),
-            lmr: self.lmr.unwrap_or(preset.lmr),
+            lmr: self.lmr.unwrap_or(match self.eval {
+                EvalKind::Basic => false,
+                _ => preset.lmr,
+            }),
             draw: self.draw.unwrap_or(match self.eval {
                 EvalKind::Basic => 0,
                 _ => preset.black_draw,

@@ -468,3 +468,33 @@ fn node_budgets_are_deterministic_for_a_seed() {
         }
     }
 }
+
+#[test]
+fn eval_basic_searches_without_late_move_reductions_as_commit_67c7f3f_did() {
+    for preset in Preset::ALL {
+        let positions = random_positions(Rules::preset(preset), 8, 5);
+        let search = |spec: &str| -> Vec<_> {
+            positions
+                .iter()
+                .map(|(pos, hist)| {
+                    let mut p = build_player(spec).unwrap();
+                    let a = p.choose(pos, hist, &Limits::NONE, 3);
+                    (a, p.info())
+                })
+                .collect()
+        };
+        let basic = search("alphabeta:depth=5,eval=basic");
+        assert_eq!(
+            basic,
+            search("alphabeta:depth=5,eval=basic,lmr=0"),
+            "{preset:?}"
+        );
+        // Reductions change the searches (node counts at least), so the
+        // equality above says they are off.
+        assert_ne!(
+            basic,
+            search("alphabeta:depth=5,eval=basic,lmr=1"),
+            "{preset:?}"
+        );
+    }
+}
