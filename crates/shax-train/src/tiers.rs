@@ -10,6 +10,7 @@
 //! the weakest tier plays its checks against `random` and
 //! `--beginner-below`.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
@@ -805,6 +806,40 @@ trait Matches {
     fn line(&mut self, line: &str);
 }
 
+/// [`Matches`] that plays each pair's screen and the rest of its full match
+/// once: asked again (a step down that comes back to a pair), it gives the
+/// same games, so a verdict never flips on a new draw of openings and costs
+/// nothing the second time.
+struct Remembered<'a> {
+    m: &'a mut dyn Matches,
+    /// Tallies by (upper, lower) and games.
+    played: HashMap<((usize, usize), u32), Tally>,
+}
+
+impl<'a> Remembered<'a> {
+    fn new(m: &'a mut dyn Matches) -> Self {
+        Remembered {
+            m,
+            played: HashMap::new(),
+        }
+    }
+}
+
+impl Matches for Remembered<'_> {
+    fn play(&mut self, pair: (usize, usize), games: u32, salt: u64) -> Played {
+        if let Some(&tally) = self.played.get(&(pair, games)) {
+            return Ok(tally);
+        }
+        let tally = self.m.play(pair, games, salt)?;
+        self.played.insert((pair, games), tally);
+        Ok(tally)
+    }
+
+    fn line(&mut self, line: &str) {
+        self.m.line(line);
+    }
+}
+
 /// What the head-to-head refinement needs.
 struct Refine {
     /// Every tier's score against the one below must fall in it.
@@ -834,6 +869,7 @@ fn refine(
     r: &Refine,
     m: &mut dyn Matches,
 ) -> Result<(Vec<Option<Tally>>, bool), TiersError> {
+    let m = &mut Remembered::new(m);
     let top = chosen.len() - 1;
     let mut out = vec![None; chosen.len()];
     let mut k = top;
@@ -1210,6 +1246,18 @@ mod tests {
         }
 
         fn line(&mut self, _: &str) {}
+    }
+
+    #[test]
+    fn a_pair_asked_again_gives_the_same_games_without_playing_them() {
+        let elo = [0.0, 200.0];
+        let mut counted = Counted(simulated(&elo), Default::default());
+        let mut m = Remembered::new(&mut counted);
+        let screen = m.play((1, 0), 40, 1).unwrap();
+        assert_eq!(m.play((1, 0), 40, 2).unwrap(), screen);
+        let rest = m.play((1, 0), 160, 3).unwrap();
+        assert_eq!(m.play((1, 0), 160, 4).unwrap(), rest);
+        assert_eq!(counted.1[&(1, 0)], 200);
     }
 
     #[test]
