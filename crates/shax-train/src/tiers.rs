@@ -8,7 +8,8 @@
 //! the strongest; then the tiers are settled head to head, top down, until
 //! each scores inside a band against the one below (see [`calibrate`]), and
 //! the weakest tier plays its checks against `random` and
-//! `--beginner-below`.
+//! `--beginner-below` (and gives way to a candidate that passes them, where
+//! one fits under the tier above: see `beginner.rs`).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -26,10 +27,10 @@ use crate::paths::step_of_folder;
 mod beginner;
 mod refine;
 
-use beginner::check_beginner;
 pub use beginner::{BeginnerCheck, Need};
+use beginner::{Checks, settle_beginner};
 pub use refine::Tally;
-use refine::{Matches, Played, Refine, refine};
+use refine::{Matches, Played, Refine, miss, refine};
 
 /// What to calibrate from, and how.
 #[derive(Clone, Debug)]
@@ -327,11 +328,13 @@ pub fn calibrate(
         bottom_end,
         names: cfg.tiers.clone(),
     };
-    let (matches, all_in_band) = refine(&mut chosen, &refine_cfg, &mut referee)?;
-    let beginner = referee.specs[chosen[0]].clone();
-    let checks = check_beginner(cfg, &mut |b, games, salt| {
-        referee.play_specs(&beginner, b, games, salt)
-    })?;
+    let (mut matches, _) = refine(&mut chosen, &refine_cfg, &mut referee)?;
+    let checks = settle_beginner(cfg, &refine_cfg, &mut chosen, &mut matches, &mut referee)?;
+    // A beginner found by settle_beginner may bring its step into the band.
+    let all_in_band = matches
+        .iter()
+        .flatten()
+        .all(|t| miss(t.score(), cfg.band) == 0.0);
     let total_games = referee.games;
     let tiers = write_tiers(cfg, &ladder, &pool, &chosen, &matches)?;
     let manifest = TierManifest {
@@ -474,6 +477,13 @@ impl Referee<'_> {
             wins: m.tally.a_wins,
             draws: m.tally.draws,
         })
+    }
+}
+
+impl Checks for Referee<'_> {
+    fn play_against(&mut self, p: usize, against: &str, games: u32, salt: u64) -> Played {
+        let spec = self.specs[p].clone();
+        self.play_specs(&spec, against, games, salt)
     }
 }
 

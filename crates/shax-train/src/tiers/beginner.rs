@@ -1,8 +1,80 @@
 //! The weakest tier's checks in `shax tiers`: full matches against `random`
 //! and `--beginner-below`.
 
-use super::refine::Tally;
+use super::refine::{Matches, Refine, Tally, highest_below, miss};
 use super::{Played, TiersConfig, TiersError};
+
+/// What settling the weakest tier asks of the world beyond [`Matches`].
+pub(super) trait Checks: Matches {
+    /// Pool position `p` against any player (`against`, a spec): its tally.
+    fn play_against(&mut self, p: usize, against: &str, games: u32, salt: u64) -> Played;
+}
+
+/// The weakest tier's checks (see [`check_beginner`]). When one fails, the
+/// other candidates allowed under the tier above it are tried, nearest
+/// first, towards the bound it missed (stronger after a miss against
+/// `random`, weaker after one against `--beginner-below`), up to
+/// `r.tries`: the first that passes every check and scores in the band
+/// under the tier above (a full match) takes its place (`chosen[0]`, and
+/// `out[1]`, the tier above's match against it). Returns the checks of the
+/// weakest tier kept.
+pub(super) fn settle_beginner(
+    cfg: &TiersConfig,
+    r: &Refine,
+    chosen: &mut [usize],
+    out: &mut [Option<Tally>],
+    w: &mut dyn Checks,
+) -> Result<Vec<BeginnerCheck>, TiersError> {
+    let checks = checks_of(cfg, chosen[0], w)?;
+    let Some(failed) = checks.iter().find(|c| !c.passed()) else {
+        return Ok(checks);
+    };
+    let others: Vec<usize> = match failed.need {
+        Need::AtLeast(_) => (chosen[0] + 1..=highest_below(1, chosen, r)).collect(),
+        Need::Below(_) => (0..chosen[0]).rev().collect(),
+    };
+    w.line(&format!("  {failed}; other candidates are tried"));
+    for q in others.into_iter().take(r.tries as usize) {
+        let tried = checks_of(cfg, q, w)?;
+        for c in &tried {
+            w.line(&format!("  candidate {q}: {c}"));
+        }
+        if !tried.iter().all(BeginnerCheck::passed) {
+            continue;
+        }
+        let under = w.play((chosen[1], q), r.games, 0xbe61_0000 ^ q as u64)?;
+        let in_band = miss(under.score(), r.band) == 0.0;
+        w.line(&format!(
+            "  {} vs {} (candidate {q}): {:.1}% of {} games{}",
+            r.names[1],
+            r.names[0],
+            100.0 * under.score(),
+            under.games,
+            if in_band { "" } else { ", outside the band" }
+        ));
+        if in_band {
+            chosen[0] = q;
+            out[1] = Some(under);
+            return Ok(tried);
+        }
+    }
+    w.line(&format!(
+        "  no other candidate passes: {} stays",
+        r.names[0]
+    ));
+    Ok(checks)
+}
+
+/// Pool position `p`'s checks, played through `w`.
+fn checks_of(
+    cfg: &TiersConfig,
+    p: usize,
+    w: &mut dyn Checks,
+) -> Result<Vec<BeginnerCheck>, TiersError> {
+    check_beginner(cfg, &mut |against, games, salt| {
+        w.play_against(p, against, games, salt)
+    })
+}
 
 /// A full match of the weakest tier against a bound of its strength.
 #[derive(Clone, Debug, PartialEq)]
@@ -87,6 +159,7 @@ mod tests {
     use shax_core::Rules;
 
     use super::*;
+    use crate::tiers::refine::Matches;
 
     fn config(floor: f64, below: Option<&str>) -> TiersConfig {
         TiersConfig {
@@ -158,5 +231,84 @@ mod tests {
         };
         let checks = check_beginner(&config(0.0, Some("greedy")), &mut { even }).unwrap();
         assert!(checks[0].passed() && !checks[1].passed(), "{checks:?}");
+    }
+
+    /// Pool positions of true strengths `elo`, `random` at 0 and the bound
+    /// at `bound`: every match the expected score, rounded to whole games.
+    struct World {
+        elo: Vec<f64>,
+        bound: f64,
+        games: u64,
+    }
+
+    impl World {
+        fn expected(&mut self, a: f64, b: f64, games: u32) -> Played {
+            self.games += u64::from(games);
+            let e = 1.0 / (1.0 + 10f64.powf((b - a) / 400.0));
+            Ok(Tally {
+                games: games.into(),
+                wins: (e * f64::from(games)).round() as u64,
+                draws: 0,
+            })
+        }
+    }
+
+    impl Matches for World {
+        fn play(&mut self, (upper, lower): (usize, usize), games: u32, _: u64) -> Played {
+            self.expected(self.elo[upper], self.elo[lower], games)
+        }
+
+        fn line(&mut self, _: &str) {}
+    }
+
+    impl Checks for World {
+        fn play_against(&mut self, p: usize, against: &str, games: u32, _: u64) -> Played {
+            let b = if against == "random" { 0.0 } else { self.bound };
+            self.expected(self.elo[p], b, games)
+        }
+    }
+
+    /// `beginner` at `chosen[0]` under easy at `chosen[1]`, settled in a
+    /// 60-85% band with a floor of 85% against random and a bound at 500:
+    /// the beginner kept, easy's score over it, the checks' verdicts and the
+    /// games played.
+    fn settle(elo: &[f64], mut chosen: [usize; 2]) -> (usize, f64, Vec<bool>, u64) {
+        let cfg = config(0.85, Some("alphabeta:depth=2"));
+        let r = Refine {
+            band: (0.6, 0.85),
+            screen: 40,
+            games: 200,
+            tries: 6,
+            bottom_end: elo.iter().filter(|&&e| e < 500.0).count(),
+            names: TIERS.iter().map(|t| t.to_string()).collect(),
+        };
+        let mut w = World {
+            elo: elo.to_vec(),
+            bound: 500.0,
+            games: 0,
+        };
+        let mut out = vec![None, Some(w.play((chosen[1], chosen[0]), 200, 0).unwrap())];
+        w.games = 0;
+        let checks = settle_beginner(&cfg, &r, &mut chosen, &mut out, &mut w).unwrap();
+        let passed = checks.iter().map(BeginnerCheck::passed).collect();
+        (chosen[0], out[1].unwrap().score(), passed, w.games)
+    }
+
+    #[test]
+    fn a_beginner_that_fails_a_check_gives_way_to_one_that_passes() {
+        // Too weak for random (64%): 280 is too (83%); 380 passes both
+        // checks but easy (700) scores 86% over it; 460 fits (easy 80%).
+        let (kept, easy, passed, _) = settle(&[100.0, 280.0, 380.0, 460.0, 700.0], [0, 4]);
+        assert_eq!((kept, passed), (3, vec![true, true]));
+        assert!((easy - 0.8).abs() < 0.01, "{easy}");
+        // Not under the bound (520 against 500): the nearest weaker, 460, fits.
+        let (kept, _, passed, _) = settle(&[100.0, 300.0, 460.0, 520.0, 700.0], [3, 4]);
+        assert_eq!((kept, passed), (2, vec![true, true]));
+        // None fits: the beginner stays, and its failed check is reported.
+        let (kept, _, passed, _) = settle(&[100.0, 280.0, 380.0, 700.0], [0, 3]);
+        assert_eq!((kept, passed), (0, vec![false, true]));
+        // A beginner that passes plays its two checks and nothing more.
+        let (kept, _, passed, games) = settle(&[100.0, 280.0, 460.0, 700.0], [2, 3]);
+        assert_eq!((kept, passed, games), (2, vec![true, true], 400));
     }
 }
