@@ -1,5 +1,6 @@
 //! The weakest tier's checks in `shax tiers`: full matches against `random`
-//! and `--beginner-below`.
+//! and `--beginner-below`, and another candidate in its place when it fails
+//! one.
 
 use super::refine::{Matches, Refine, Tally, highest_below, miss};
 use super::{Played, TiersConfig, TiersError};
