@@ -277,7 +277,9 @@ enum Placement {
 /// `chosen[k]`): a bisection over the candidates between its lower
 /// neighbours and `highest` (in ladder order), each screened with a short
 /// match and confirmed with a full one when the screen is in the band or
-/// near it (see [`worth_completing`]), until one scores in the band; after
+/// near it (see [`worth_completing`]), until one scores in the band. When the
+/// bisection runs out of room, the untried candidates nearest the closest
+/// one follow (the ladder may have ordered neighbours wrongly). After
 /// `r.tries`, the closest, with its full match. With `may_step_down`, when
 /// the candidate at `highest` scored above the band and none fell in it,
 /// [`Placement::Crowded`] instead.
@@ -306,6 +308,8 @@ fn place_below(
     let mut best: Option<(f64, bool, usize, Tally)> = None;
     // The strongest allowed candidate's score, once tried.
     let mut at_highest = None;
+    let mut tried = Vec::new();
+    let mut bisecting = true;
     for t in 0..r.tries.max(1) {
         let salt = ((k as u64) << 40) ^ ((t as u64) << 20);
         let mut tally = m.play((upper, p), r.screen.min(r.games), salt)?;
@@ -332,20 +336,35 @@ fn place_below(
                 ", outside the band"
             }
         ));
+        tried.push(p);
         if miss_by == 0.0 {
             break;
         }
-        if tally.score() > r.band.1 {
-            lo = p + 1; // the lower tier is too weak
-        } else if p == lo {
-            break; // too strong, and nothing weaker is left
-        } else {
-            hi = p - 1; // too strong
+        if bisecting {
+            if tally.score() > r.band.1 {
+                lo = p + 1; // the lower tier is too weak
+            } else if p == lo {
+                lo = hi + 1; // too strong, and nothing weaker is left
+            } else {
+                hi = p - 1; // too strong
+            }
+            bisecting = lo <= hi;
+            if bisecting {
+                p = (lo + hi).div_ceil(2);
+                continue;
+            }
         }
-        if lo > hi {
-            break;
+        // The ladder orders candidates close in strength by chance: once the
+        // bisection has nowhere left to go, the untried candidate nearest the
+        // closest so far, while tries last.
+        let near = best.expect("tried").2;
+        match (lo_bound..=highest)
+            .filter(|q| !tried.contains(q))
+            .min_by_key(|q| q.abs_diff(near))
+        {
+            Some(q) => p = q,
+            None => break,
         }
-        p = (lo + hi).div_ceil(2);
     }
     let (miss_by, _, p, tally) = best.expect("one try at least");
     if let Some(score) = at_highest
@@ -490,6 +509,25 @@ mod tests {
         m.wins = Some(39);
         match place_below(1, &chosen, 2, false, &r, &mut m).unwrap() {
             Placement::Placed(p, _) => assert_ne!(p, 0),
+            Placement::Crowded { .. } => panic!("not asked to step down"),
+        }
+    }
+
+    #[test]
+    fn a_candidate_the_ladder_put_out_of_order_is_still_found() {
+        // The ladder ranked position 0 (truly 450) below 1 and 2 (350 and
+        // 380). Under easy (700) the bisection tries 2 (86.3%, too weak),
+        // has nowhere left to go, and the nearest untried candidates follow:
+        // 1 (88.2%), then 0 (80.8%, in the band).
+        let elo = [450.0, 350.0, 380.0, 700.0];
+        let chosen = [2, 3];
+        let r = band_60_85(3);
+        match place_below(1, &chosen, 2, false, &r, &mut simulated(&elo)).unwrap() {
+            Placement::Placed(p, tally) => {
+                assert_eq!(p, 0);
+                assert_eq!(tally.games, 200);
+                assert!(miss(tally.score(), r.band) == 0.0, "{}", tally.score());
+            }
             Placement::Crowded { .. } => panic!("not asked to step down"),
         }
     }
