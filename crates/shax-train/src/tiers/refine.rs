@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use super::TiersError;
 
 /// Games between two players, from one side: the stronger tier's between
-/// tiers, the weakest tier's in a [`BeginnerCheck`].
+/// tiers, the weakest tier's in a [`super::BeginnerCheck`].
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Tally {
     /// Games played.
