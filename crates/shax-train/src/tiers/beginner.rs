@@ -2,7 +2,7 @@
 //! and `--beginner-below`, and another candidate in its place when it fails
 //! one.
 
-use super::refine::{Matches, Refine, Tally, highest_below, miss};
+use super::refine::{Matches, Refine, Tally, highest_below, miss, say_match};
 use super::{Played, TiersConfig, TiersError};
 
 /// What settling the weakest tier asks of the world beyond [`Matches`].
@@ -44,16 +44,8 @@ pub(super) fn settle_beginner(
             continue;
         }
         let under = w.play((chosen[1], q), r.games, 0xbe61_0000 ^ q as u64)?;
-        let in_band = miss(under.score(), r.band) == 0.0;
-        w.line(&format!(
-            "  {} vs {} (candidate {q}): {:.1}% of {} games{}",
-            r.names[1],
-            r.names[0],
-            100.0 * under.score(),
-            under.games,
-            if in_band { "" } else { ", outside the band" }
-        ));
-        if in_band {
+        say_match(1, q, under, r, w);
+        if miss(under.score(), r.band) == 0.0 {
             chosen[0] = q;
             out[1] = Some(under);
             return Ok(tried);

@@ -301,21 +301,16 @@ fn place_below(
             r.names[k]
         )));
     }
-    let (mut lo, mut hi) = (lo_bound, highest);
-    let mut p = chosen[k - 1].clamp(lo, hi);
+    let mut order = Order::new(lo_bound, highest);
+    let mut p = chosen[k - 1].clamp(lo_bound, highest);
     let games = u64::from(r.games);
     // The closest so far: (miss, only a screen, position, tally).
     let mut best: Option<(f64, bool, usize, Tally)> = None;
     // The strongest allowed candidate's score, once tried.
     let mut at_highest = None;
-    let mut tried = Vec::new();
-    let mut bisecting = true;
     for t in 0..r.tries.max(1) {
         let salt = ((k as u64) << 40) ^ ((t as u64) << 20);
-        let mut tally = m.play((upper, p), r.screen.min(r.games), salt)?;
-        if worth_completing(tally, r.band) {
-            tally = complete(m, upper, p, tally, games, salt ^ 1)?;
-        }
+        let tally = judge(k, upper, p, r, m, salt)?;
         let miss_by = miss(tally.score(), r.band);
         if p == highest {
             at_highest = Some(tally.score());
@@ -324,44 +319,11 @@ fn place_below(
         if best.is_none_or(|b| key < (b.0, b.1)) {
             best = Some((key.0, key.1, p, tally));
         }
-        m.line(&format!(
-            "  {} vs {} (candidate {p}): {:.1}% of {} games{}",
-            r.names[k],
-            r.names[k - 1],
-            100.0 * tally.score(),
-            tally.games,
-            if miss_by == 0.0 {
-                ""
-            } else {
-                ", outside the band"
-            }
-        ));
-        tried.push(p);
         if miss_by == 0.0 {
             break;
         }
-        if bisecting {
-            if tally.score() > r.band.1 {
-                lo = p + 1; // the lower tier is too weak
-            } else if p == lo {
-                lo = hi + 1; // too strong, and nothing weaker is left
-            } else {
-                hi = p - 1; // too strong
-            }
-            bisecting = lo <= hi;
-            if bisecting {
-                p = (lo + hi).div_ceil(2);
-                continue;
-            }
-        }
-        // The ladder orders candidates close in strength by chance: once the
-        // bisection has nowhere left to go, the untried candidate nearest the
-        // closest so far, while tries last.
-        let near = best.expect("tried").2;
-        match (lo_bound..=highest)
-            .filter(|q| !tried.contains(q))
-            .min_by_key(|q| q.abs_diff(near))
-        {
+        let closest = best.expect("tried").2;
+        match order.after(p, tally.score() > r.band.1, closest) {
             Some(q) => p = q,
             None => break,
         }
@@ -378,6 +340,87 @@ fn place_below(
         });
     }
     Ok(Placement::Placed(p, confirm(k, chosen, p, tally, r, m)?))
+}
+
+/// Candidate `p` for tier `k - 1` against tier `k` (pool position `upper`):
+/// a screen, made up to a full match when it is in the band or near it
+/// (see [`worth_completing`]), and said.
+fn judge(
+    k: usize,
+    upper: usize,
+    p: usize,
+    r: &Refine,
+    m: &mut dyn Matches,
+    salt: u64,
+) -> Result<Tally, TiersError> {
+    let mut tally = m.play((upper, p), r.screen.min(r.games), salt)?;
+    if worth_completing(tally, r.band) {
+        tally = complete(m, upper, p, tally, u64::from(r.games), salt ^ 1)?;
+    }
+    say_match(k, p, tally, r, m);
+    Ok(tally)
+}
+
+/// The progress line of tier `k` against candidate `p` for tier `k - 1`.
+pub(super) fn say_match(k: usize, p: usize, tally: Tally, r: &Refine, m: &mut dyn Matches) {
+    m.line(&format!(
+        "  {} vs {} (candidate {p}): {:.1}% of {} games{}",
+        r.names[k],
+        r.names[k - 1],
+        100.0 * tally.score(),
+        tally.games,
+        if miss(tally.score(), r.band) == 0.0 {
+            ""
+        } else {
+            ", outside the band"
+        }
+    ));
+}
+
+/// The order in which [`place_below`] tries candidates between `lo_bound`
+/// and `highest`: a bisection in ladder order, then, once it has nowhere
+/// left to go, the untried candidate nearest the closest so far (the
+/// ladder orders candidates close in strength by chance).
+struct Order {
+    lo_bound: usize,
+    highest: usize,
+    /// The bisection's range; empty once it has nowhere left to go.
+    lo: usize,
+    hi: usize,
+    tried: Vec<usize>,
+}
+
+impl Order {
+    fn new(lo_bound: usize, highest: usize) -> Order {
+        Order {
+            lo_bound,
+            highest,
+            lo: lo_bound,
+            hi: highest,
+            tried: Vec::new(),
+        }
+    }
+
+    /// The next candidate after `p` missed the band (`too_weak`: above it),
+    /// `closest` being the closest so far; `None` when all are tried.
+    fn after(&mut self, p: usize, too_weak: bool, closest: usize) -> Option<usize> {
+        self.tried.push(p);
+        if self.lo <= self.hi {
+            if too_weak {
+                self.lo = p + 1;
+            } else if p == self.lo {
+                self.lo = self.hi + 1; // too strong, and nothing weaker is left
+            } else {
+                self.hi = p - 1;
+            }
+            if self.lo <= self.hi {
+                return Some((self.lo + self.hi).div_ceil(2));
+            }
+        }
+        (self.lo_bound..=self.highest)
+            .filter(|q| !self.tried.contains(q))
+            .min_by_key(|q| q.abs_diff(closest))
+    }
 }
 
 /// `tally` (candidate `p` for tier `k - 1` against tier `k`) made up to a
