@@ -30,7 +30,7 @@ mod refine;
 pub use beginner::{BeginnerCheck, Need};
 use beginner::{Checks, settle_beginner};
 pub use refine::Tally;
-use refine::{Matches, Played, Refine, miss, refine};
+use refine::{Matches, Played, Refine, all_in_band, refine};
 
 /// What to calibrate from, and how.
 #[derive(Clone, Debug)]
@@ -328,13 +328,10 @@ pub fn calibrate(
         bottom_end,
         names: cfg.tiers.clone(),
     };
-    let (mut matches, _) = refine(&mut chosen, &refine_cfg, &mut referee)?;
+    let mut matches = refine(&mut chosen, &refine_cfg, &mut referee)?;
     let checks = settle_beginner(cfg, &refine_cfg, &mut chosen, &mut matches, &mut referee)?;
-    // A beginner found by settle_beginner may bring its step into the band.
-    let all_in_band = matches
-        .iter()
-        .flatten()
-        .all(|t| miss(t.score(), cfg.band) == 0.0);
+    // After settle_beginner: a beginner found there may bring its step into the band.
+    let all_in_band = all_in_band(&matches, &refine_cfg, &mut referee);
     let total_games = referee.games;
     let tiers = write_tiers(cfg, &ladder, &pool, &chosen, &matches)?;
     let manifest = TierManifest {

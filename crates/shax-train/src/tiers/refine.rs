@@ -142,13 +142,13 @@ pub(super) struct Refine {
 /// tier (not `master`) steps down (see [`step_down`]: the tiers above it
 /// first, where they must) and the tier under it is placed again; when it
 /// cannot, the tier under it keeps its closest candidate. Returns each
-/// tier's full match against the one below (`None` for `beginner`) and
-/// whether all fell in the band.
+/// tier's full match against the one below (`None` for `beginner`); see
+/// [`all_in_band`] for the verdict.
 pub(super) fn refine(
     chosen: &mut [usize],
     r: &Refine,
     m: &mut dyn Matches,
-) -> Result<(Vec<Option<Tally>>, bool), TiersError> {
+) -> Result<Vec<Option<Tally>>, TiersError> {
     let m = &mut Remembered::new(m);
     let top = chosen.len() - 1;
     let mut out = vec![None; chosen.len()];
@@ -176,6 +176,12 @@ pub(super) fn refine(
         out[k] = Some(tally);
         k -= 1;
     }
+    Ok(out)
+}
+
+/// Whether every tier's full match against the one below (`out`, as
+/// [`refine`] returns it) fell in the band; a warning for each that did not.
+pub(super) fn all_in_band(out: &[Option<Tally>], r: &Refine, m: &mut dyn Matches) -> bool {
     let mut all_in = true;
     for (k, tally) in out.iter().enumerate().skip(1) {
         let score = tally.expect("every tier above beginner placed").score();
@@ -191,7 +197,7 @@ pub(super) fn refine(
             ));
         }
     }
-    Ok((out, all_in))
+    all_in
 }
 
 /// Tier `k` placed again under tier `k + 1`, among the candidates weaker
@@ -584,7 +590,9 @@ mod tests {
         ];
         let mut chosen = vec![0, 2, 4, 6, 9];
         let r = band_60_85(elo.len());
-        let (m, all_in) = refine(&mut chosen, &r, &mut simulated(&elo)).unwrap();
+        let mut sim = simulated(&elo);
+        let m = refine(&mut chosen, &r, &mut sim).unwrap();
+        let all_in = all_in_band(&m, &r, &mut sim);
         assert!(all_in);
         assert!(chosen.windows(2).all(|w| w[0] < w[1]), "{chosen:?}");
         assert_eq!(chosen[4], 9, "master stays the strongest");
@@ -602,7 +610,9 @@ mod tests {
         let elo = [0.0, 600.0, 1200.0, 1800.0, 2400.0, 3000.0];
         let mut chosen = vec![0, 1, 2, 3, 5];
         let r = band_60_85(elo.len());
-        let (m, all_in) = refine(&mut chosen, &r, &mut simulated(&elo)).unwrap();
+        let mut sim = simulated(&elo);
+        let m = refine(&mut chosen, &r, &mut sim).unwrap();
+        let all_in = all_in_band(&m, &r, &mut sim);
         assert!(!all_in);
         assert!(chosen.windows(2).all(|w| w[0] < w[1]), "{chosen:?}");
         assert_eq!(chosen[4], 5);
@@ -618,7 +628,9 @@ mod tests {
         let elo = [420.0, 460.0, 700.0, 800.0, 950.0, 1100.0, 1250.0];
         let mut chosen = vec![0, 3, 4, 5, 6];
         let r = band_60_85(2);
-        let (m, all_in) = refine(&mut chosen, &r, &mut simulated(&elo)).unwrap();
+        let mut sim = simulated(&elo);
+        let m = refine(&mut chosen, &r, &mut sim).unwrap();
+        let all_in = all_in_band(&m, &r, &mut sim);
         assert!(all_in, "{chosen:?}");
         assert_eq!(chosen, [0, 2, 4, 5, 6]);
         assert!(m.iter().skip(1).all(|t| t.unwrap().games == 200));
@@ -634,7 +646,8 @@ mod tests {
         let mut chosen = vec![0, 3, 4, 5, 6];
         let r = band_60_85(2);
         let mut counted = Counted(simulated(&elo), Default::default());
-        let (m, all_in) = refine(&mut chosen, &r, &mut counted).unwrap();
+        let m = refine(&mut chosen, &r, &mut counted).unwrap();
+        let all_in = all_in_band(&m, &r, &mut counted);
         assert!(!all_in);
         assert_eq!(&chosen[1..], [3, 4, 5, 6]);
         assert!(
@@ -657,7 +670,9 @@ mod tests {
         let elo = [400.0, 420.0, 650.0, 750.0, 900.0, 1000.0, 1150.0, 1400.0];
         let mut chosen = vec![0, 4, 5, 6, 7];
         let r = band_60_85(2);
-        let (m, all_in) = refine(&mut chosen, &r, &mut simulated(&elo)).unwrap();
+        let mut sim = simulated(&elo);
+        let m = refine(&mut chosen, &r, &mut sim).unwrap();
+        let all_in = all_in_band(&m, &r, &mut sim);
         assert!(all_in, "{chosen:?}");
         assert_eq!(&chosen[1..], [2, 4, 6, 7]);
         assert!(m.iter().skip(1).all(|t| t.unwrap().games == 200));
