@@ -44,7 +44,7 @@
 //! only `configs/smoke.toml`'s 16 x 1.
 
 use burn::config::Config;
-use burn::module::Module;
+use burn::module::{Module, Param};
 use burn::nn::{LayerNorm, LayerNormConfig, Linear, LinearConfig};
 use burn::tensor::activation::{log_softmax, relu, softmax};
 use burn::tensor::{Device, Tensor};
@@ -258,6 +258,16 @@ impl ModelConfig {
         )
     }
 
+    /// Whether this config asks for `from`'s network with more residual
+    /// blocks and nothing else changed: [`PolicyValueNet::deepened`] builds it.
+    pub fn deepens(&self, from: &ModelConfig) -> bool {
+        self.blocks > from.blocks
+            && ModelConfig {
+                blocks: from.blocks,
+                ..self.clone()
+            } == *from
+    }
+
     /// Inputs per position: the encoder version's width.
     pub fn features(&self) -> usize {
         features(self.encoder)
@@ -294,14 +304,8 @@ impl ModelConfig {
             panic!("{e}");
         }
         let h = self.hidden;
-        let norm = |on: bool| on.then(|| LayerNormConfig::new(h).init(device));
         let blocks = (0..self.blocks)
-            .map(|_| ResidualBlock {
-                fc1: LinearConfig::new(h, h).init(device),
-                norm1: norm(self.layer_norm),
-                fc2: LinearConfig::new(h, h).init(device),
-                norm2: norm(self.layer_norm),
-            })
+            .map(|_| ResidualBlock::new(h, self.layer_norm, device))
             .collect();
         PolicyValueNet {
             input: LinearConfig::new(self.features(), h).init(device),
@@ -323,6 +327,37 @@ pub struct ResidualBlock {
 }
 
 impl ResidualBlock {
+    /// A freshly initialised block of width `h`.
+    fn new(h: usize, layer_norm: bool, device: &Device) -> ResidualBlock {
+        let norm = || layer_norm.then(|| LayerNormConfig::new(h).init(device));
+        ResidualBlock {
+            fc1: LinearConfig::new(h, h).init(device),
+            norm1: norm(),
+            fc2: LinearConfig::new(h, h).init(device),
+            norm2: norm(),
+        }
+    }
+
+    /// A block that passes its (non-negative) input through unchanged until
+    /// it learns otherwise: its second layer's output is scaled to zero (the
+    /// layer norm's scale, or without one the layer's weights and bias), so
+    /// `ReLU(x + 0) = x`; gradients reach that scale from the first step.
+    fn identity(h: usize, layer_norm: bool, device: &Device) -> ResidualBlock {
+        let mut block = ResidualBlock::new(h, layer_norm, device);
+        let zeros = || Param::from_tensor(Tensor::<1>::zeros([h], device));
+        match block.norm2.as_mut() {
+            Some(norm) => {
+                norm.gamma = zeros();
+                norm.beta = norm.beta.as_ref().map(|_| zeros());
+            }
+            None => {
+                block.fc2.weight = Param::from_tensor(Tensor::<2>::zeros([h, h], device));
+                block.fc2.bias = block.fc2.bias.as_ref().map(|_| zeros());
+            }
+        }
+        block
+    }
+
     fn forward(&self, x: Tensor<2>) -> Tensor<2> {
         let h = self.fc1.forward(x.clone()); // [B, H]
         let h = match &self.norm1 {
@@ -370,6 +405,29 @@ impl PolicyValueNet {
         } else {
             1
         }
+    }
+
+    /// The same function with `to.blocks` residual blocks: the blocks of
+    /// `to` beyond this network's are appended after the trunk as identities
+    /// ([`ModelConfig::deepens`] says when `to` fits), and training takes it
+    /// from there: a deeper network that starts as strong as this one.
+    ///
+    /// # Panics
+    ///
+    /// Panics when `to` has fewer blocks or another shape (check with
+    /// [`ModelConfig::deepens`] first).
+    pub fn deepened(mut self, from: &ModelConfig, to: &ModelConfig, device: &Device) -> Self {
+        assert!(to.deepens(from), "{to:?} does not deepen {from:?}");
+        assert_eq!(
+            self.blocks.len(),
+            from.blocks,
+            "the network is not {from:?}"
+        );
+        for _ in from.blocks..to.blocks {
+            self.blocks
+                .push(ResidualBlock::identity(to.hidden, to.layer_norm, device));
+        }
+        self
     }
 
     /// Runs the network on encoded positions `[B, F]` (`F` the width of
@@ -570,5 +628,40 @@ mod tests {
         assert_eq!(logits.dims(), [5, POLICY_SIZE]);
         let v = value.try_into_vec_as::<f32>().unwrap();
         assert!(v.iter().all(|v| (-1.0..=1.0).contains(v)));
+    }
+
+    /// A deepened network computes what it was built from, to rounding, with
+    /// and without layer norm; only more blocks of the same shape deepen.
+    #[test]
+    fn deepening_keeps_the_function() {
+        let device = Backend::Cpu.device();
+        let x = Tensor::<2>::random(
+            [6, crate::FEATURES],
+            burn::tensor::Distribution::Uniform(0.0, 2.0),
+            &device,
+        ); // [6, FEATURES]
+        let read = |t: Tensor<2>| t.try_into_vec_as::<f32>().unwrap();
+        for layer_norm in [true, false] {
+            let from = ModelConfig::new()
+                .with_hidden(16)
+                .with_blocks(1)
+                .with_layer_norm(layer_norm);
+            let to = from.clone().with_blocks(3);
+            assert!(to.deepens(&from));
+            let net = from.init(&device);
+            let (logits, value) = net.forward(x.clone());
+            let deep = net.deepened(&from, &to, &device);
+            assert_eq!(deep.num_params(), to.num_params());
+            let (deep_logits, deep_value) = deep.forward(x.clone());
+            for (a, b) in [(logits, deep_logits), (value, deep_value)] {
+                let (a, b) = (read(a), read(b));
+                assert!(a.iter().zip(&b).all(|(a, b)| (a - b).abs() < 1e-5));
+            }
+        }
+        let from = ModelConfig::new().with_hidden(16).with_blocks(2);
+        assert!(!from.deepens(&from));
+        assert!(!from.clone().with_blocks(1).deepens(&from));
+        assert!(!from.clone().with_blocks(3).with_hidden(8).deepens(&from));
+        assert!(!from.clone().with_blocks(3).with_encoder(2).deepens(&from));
     }
 }

@@ -646,12 +646,14 @@ fn start_line(opts: &TrainOptions, paths: &RunPaths, cfg: &TrainConfig, t: &Trai
         _ => String::new(),
     };
     format!(
-        "{} run {} at step {} of {}{from} ({}; network {} params; {} self-play)",
+        "{} run {} at step {} of {}{from} ({}; network {} x {}, {} params; {} self-play)",
         if opts.resume { "resuming" } else { "starting" },
         paths.root.display(),
         t.step,
         cfg.run.total_steps,
         cfg.rules.name(),
+        cfg.model.hidden,
+        cfg.model.blocks,
         t.num_params(),
         if opts.selfplay {
             format!(
@@ -666,7 +668,9 @@ fn start_line(opts: &TrainOptions, paths: &RunPaths, cfg: &TrainConfig, t: &Trai
 }
 
 /// A new run: its folders, its config, and checkpoint 0 (random weights, or
-/// those of `run.init` with its shape, which the saved config then records).
+/// those of `run.init` with its shape, which the saved config then records;
+/// or, when `[model]` asks for that shape with more blocks and nothing else
+/// changed, those weights deepened: the new blocks start as identities).
 fn create_run(
     paths: &RunPaths,
     cfg: &TrainConfig,
@@ -678,13 +682,19 @@ fn create_run(
     let trainer = match cfg.run.init.clone() {
         Some(init) => {
             let ck = load_init(&init, &cfg)?;
-            cfg.model = ck.meta.model.clone();
+            let net = if cfg.model.deepens(&ck.meta.model) {
+                let device = cfg.backend.training_device();
+                ck.net.deepened(&ck.meta.model, &cfg.model, &device)
+            } else {
+                cfg.model = ck.meta.model.clone();
+                ck.net
+            };
             Trainer::from_net(
                 &cfg.model,
                 &cfg.train,
                 cfg.run.total_steps,
                 cfg.backend,
-                ck.net,
+                net,
                 cfg.run.seed,
             )
         }

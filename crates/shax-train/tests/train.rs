@@ -7,7 +7,8 @@
 //! - `a_corrupt_shard_is_skipped_with_a_warning_naming_it`;
 //! - `an_existing_run_dir_without_resume_is_refused`;
 //! - `a_run_started_from_a_checkpoint_has_its_weights_and_shape` (`run.init`)
-//!   and `a_start_checkpoint_of_other_rules_or_missing_is_refused_before_any_file`;
+//!   `a_start_checkpoint_is_deepened_when_the_config_asks_for_more_blocks` and
+//!   `a_start_checkpoint_of_other_rules_or_missing_is_refused_before_any_file`;
 //! - `a_worker_started_before_its_trainer_waits_then_plays_until_the_run_ends`
 //!   (the start order of a Slurm array or a Kubernetes Job) and
 //!   `a_worker_gives_up_after_its_wait_naming_the_run`.
@@ -254,6 +255,51 @@ fn a_run_started_from_a_checkpoint_has_its_weights_and_shape() {
     let resolved = TrainConfig::load(&b.join("config.toml")).unwrap();
     assert_eq!(resolved.model, tiny().model);
     assert_eq!(resolved.run.init, Some(from.clone()));
+    let _ = fs::remove_dir_all(&a);
+    let _ = fs::remove_dir_all(&b);
+}
+
+/// `[model]` asking for the start checkpoint's shape with more blocks gets
+/// that network deepened: the same outputs at step 0, the deeper shape in the
+/// run's config, and it trains.
+#[test]
+fn a_start_checkpoint_is_deepened_when_the_config_asks_for_more_blocks() {
+    let (a, b) = (tmp("deepen-a"), tmp("deepen-b"));
+    let stop = AtomicBool::new(true);
+    train(&opts(&a, false, None), &mut Lines(Vec::new()), &stop).unwrap();
+    let (_, from) = list_checkpoints(&a).pop().unwrap();
+    let mut o = opts(&b, false, Some(1));
+    o.config.run.init = Some(from.clone());
+    o.config.model.blocks = tiny().model.blocks + 2;
+    let mut out = Lines(Vec::new());
+    train(&o, &mut out, &AtomicBool::new(false)).unwrap();
+    let blocks = format!(" x {},", o.config.model.blocks);
+    assert!(
+        out.0
+            .iter()
+            .any(|l| l.contains("from the weights of") && l.contains(&blocks)),
+        "{:?}",
+        out.0
+    );
+    let resolved = TrainConfig::load(&b.join("config.toml")).unwrap();
+    assert_eq!(resolved.model, o.config.model);
+    let checkpoints = list_checkpoints(&b);
+    assert!(checkpoints.len() >= 2, "it trained: {checkpoints:?}");
+    let position = shax_core::Position::new(o.config.rules);
+    let outputs = |dir: &Path| {
+        let device = shax_nn::Backend::Cpu.device();
+        let ck = shax_nn::load_checkpoint(&dir.join("net.bpk"), None, &device).unwrap();
+        let mut eval = shax_nn::NetEvaluator::new(ck.net, device);
+        let mut all = vec![0.0; shax_core::POLICY_SIZE + 1];
+        let (logits, value) = all.split_at_mut(shax_core::POLICY_SIZE);
+        shax_search::Evaluator::evaluate(&mut eval, &[position], logits, value);
+        all
+    };
+    let zero = outputs(&checkpoints[0].1);
+    let last = outputs(&checkpoints.last().unwrap().1);
+    let before = outputs(&from);
+    assert!(before.iter().zip(&zero).all(|(x, y)| (x - y).abs() < 1e-5));
+    assert!(zero.iter().zip(&last).any(|(x, y)| (x - y).abs() > 1e-4));
     let _ = fs::remove_dir_all(&a);
     let _ = fs::remove_dir_all(&b);
 }
