@@ -84,6 +84,9 @@ pub struct SelfPlayConfig {
     pub c_puct: f32,
     /// First-play urgency: an unvisited child counts as its parent's value minus this.
     pub fpu_reduction: f32,
+    /// Uniformly random legal actions that start each game before the first search
+    /// (recorded in the game, never trained on), as the evaluations' openings are.
+    pub opening_plies: u32,
 }
 
 impl Default for SelfPlayConfig {
@@ -105,6 +108,7 @@ impl Default for SelfPlayConfig {
             leaves_per_batch: 1,
             c_puct: search.c_init,
             fpu_reduction: search.fpu_reduction,
+            opening_plies: 0,
         }
     }
 }
@@ -669,6 +673,12 @@ impl SelfPlayConfig {
             1.0,
         )?;
         range("selfplay.fast_sims", s.fast_sims, 1, 100_000)?;
+        range(
+            "selfplay.opening_plies",
+            s.opening_plies,
+            0,
+            crate::arena::MAX_OPENING,
+        )?;
         if s.fast_sims > s.sims {
             return Err((
                 "selfplay.fast_sims".into(),

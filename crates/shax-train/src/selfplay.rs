@@ -6,7 +6,9 @@
 //! the temperature schedule (`temperature` for the first `temperature_moves`
 //! actions, then `final_temperature`): a PUCT root samples by visits, a
 //! Gumbel root scales its noise by it, so at 0 it plays the best of
-//! `logit + sigma(Q)` without noise (full and fast moves alike).
+//! `logit + sigma(Q)` without noise (full and fast moves alike). With
+//! `opening_plies`, each game starts with that many uniformly random actions,
+//! never trained on; the schedule's action count includes them.
 //!
 //! A [`Worker`] keeps its games in flight between calls, so a generation
 //! that stops when enough positions are made loses no half-played game: the
@@ -151,9 +153,45 @@ impl Worker {
                 .collect(),
         };
         for i in 0..w.slots.len() {
-            w.start_move(i);
+            w.new_game(i);
         }
         w
+    }
+
+    /// Starts slot `i`'s next game: `opening_plies` uniformly random legal
+    /// actions from the rules' start (recorded as fast moves, no sample; an
+    /// opening that ends the game is drawn again), then its first search.
+    fn new_game(&mut self, i: usize) {
+        let start = Position::new(self.rules);
+        let slot = &mut self.slots[i];
+        for _attempt in 0..100 {
+            slot.pos = start;
+            slot.history = KeyHistory::new(&start);
+            slot.actions.clear();
+            slot.full.clear();
+            for _ in 0..self.cfg.opening_plies {
+                let legal = slot.pos.legal_actions();
+                if legal.is_empty() || slot.history.outcome(&slot.pos).is_some() {
+                    break;
+                }
+                let a = legal[self.rng.random_range(0..legal.len())];
+                slot.pos.play_unchecked(a);
+                slot.history.push(a, &slot.pos);
+                slot.actions.push(a);
+                slot.full.push(false);
+            }
+            if slot.history.outcome(&slot.pos).is_none() {
+                break;
+            }
+        }
+        if slot.history.outcome(&slot.pos).is_some() {
+            // A hundred openings all ended the game: start without one.
+            slot.pos = start;
+            slot.history = KeyHistory::new(&start);
+            slot.actions.clear();
+            slot.full.clear();
+        }
+        self.start_move(i);
     }
 
     /// Chooses a full or fast search for slot `i`'s next move and sets its root.
@@ -273,19 +311,17 @@ impl Worker {
                 reason: Reason::MaxActions,
             })),
         };
-        let game = outcome.map(|outcome| {
-            let start = Position::new(self.rules);
-            let g = GameData {
-                actions: std::mem::take(&mut slot.actions),
-                full_search: std::mem::take(&mut slot.full),
-                outcome,
-                samples: std::mem::take(&mut slot.samples),
-            };
-            slot.pos = start;
-            slot.history = KeyHistory::new(&start);
-            g
+        let game = outcome.map(|outcome| GameData {
+            actions: std::mem::take(&mut slot.actions),
+            full_search: std::mem::take(&mut slot.full),
+            outcome,
+            samples: std::mem::take(&mut slot.samples),
         });
-        self.start_move(i);
+        if game.is_some() {
+            self.new_game(i);
+        } else {
+            self.start_move(i);
+        }
         game
     }
 }
@@ -411,5 +447,39 @@ mod tests {
             let opening = choices(full, 3);
             assert!(opening.iter().any(|&a| a != opening[0]), "{opening:?}");
         }
+    }
+
+    /// `opening_plies` random actions start every game: never trained on
+    /// (no sample before them, recorded as fast moves), and different from
+    /// game to game.
+    #[test]
+    fn games_start_with_random_untrained_openings() {
+        let cfg = SelfPlayConfig {
+            games_in_flight: 8,
+            sims: 4,
+            fast_sims: 2,
+            opening_plies: 4,
+            ..SelfPlayConfig::default()
+        };
+        let model = shax_nn::ModelConfig::new().with_hidden(8).with_blocks(0);
+        let device = shax_nn::Backend::Cpu.device();
+        let weights = shax_nn::NetWeights::from_net(&model, model.init(&device)).unwrap();
+        let mut worker = Worker::new(Rules::default(), &cfg, 7);
+        let (produced, stop) = (AtomicU64::new(0), AtomicBool::new(false));
+        let (games, _) = worker
+            .play(&weights, shax_nn::Backend::Cpu, &produced, 300, &stop)
+            .unwrap();
+        assert!(games.len() >= 4, "{} games", games.len());
+        for g in &games {
+            assert!(
+                g.full_search[..4].iter().all(|&f| !f),
+                "{:?}",
+                g.full_search
+            );
+            assert!(g.samples.iter().all(|s| s.ply >= 4));
+        }
+        let openings: std::collections::HashSet<_> =
+            games.iter().map(|g| g.actions[..4].to_vec()).collect();
+        assert!(openings.len() > games.len() / 2, "{openings:?}");
     }
 }
