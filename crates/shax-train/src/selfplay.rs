@@ -86,6 +86,16 @@ struct Slot {
     this_full: bool,
 }
 
+impl Slot {
+    /// Back to `start` with no actions played (samples are taken with the game).
+    fn reset(&mut self, start: Position) {
+        self.pos = start;
+        self.history = KeyHistory::new(&start);
+        self.actions.clear();
+        self.full.clear();
+    }
+}
+
 /// One self-play worker and its games in flight.
 pub struct Worker {
     rules: Rules,
@@ -165,10 +175,7 @@ impl Worker {
         let start = Position::new(self.rules);
         let slot = &mut self.slots[i];
         for _attempt in 0..100 {
-            slot.pos = start;
-            slot.history = KeyHistory::new(&start);
-            slot.actions.clear();
-            slot.full.clear();
+            slot.reset(start);
             for _ in 0..self.cfg.opening_plies {
                 let legal = slot.pos.legal_actions();
                 if legal.is_empty() || slot.history.outcome(&slot.pos).is_some() {
@@ -186,10 +193,7 @@ impl Worker {
         }
         if slot.history.outcome(&slot.pos).is_some() {
             // A hundred openings all ended the game: start without one.
-            slot.pos = start;
-            slot.history = KeyHistory::new(&start);
-            slot.actions.clear();
-            slot.full.clear();
+            slot.reset(start);
         }
         self.start_move(i);
     }
