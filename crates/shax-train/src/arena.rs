@@ -316,20 +316,10 @@ pub fn openings(rules: Rules, count: usize, plies: u32, seed: u64) -> Vec<Vec<Ac
     while out.len() < count {
         attempt += 1;
         let mut state = mix_seed(seed ^ 0x6f70_656e, attempt);
-        let mut pos = Position::new(rules);
-        let mut hist = KeyHistory::new(&pos);
-        let mut line = Vec::with_capacity(plies as usize);
-        for _ in 0..plies {
-            if hist.outcome(&pos).is_some() {
-                break;
-            }
-            let legal = pos.legal_actions();
+        let (line, pos, hist) = random_line(rules, plies, |n| {
             state = mix_seed(state, 1);
-            let a = legal[(state % legal.len() as u64) as usize];
-            pos.play_unchecked(a);
-            hist.push(a, &pos);
-            line.push(a);
-        }
+            (state % n as u64) as usize
+        });
         if hist.outcome(&pos).is_some() && misses < 1000 {
             misses += 1;
             continue;
@@ -341,6 +331,31 @@ pub fn openings(rules: Rules, count: usize, plies: u32, seed: u64) -> Vec<Vec<Ac
         }
     }
     out
+}
+
+/// Up to `plies` random legal actions from the rules' start, the one of `n`
+/// legal actions at each step chosen by `pick(n)`; stops where the game ends.
+/// Returns the actions, the position they reach and its history (whose
+/// outcome says whether the game ended).
+pub(crate) fn random_line(
+    rules: Rules,
+    plies: u32,
+    mut pick: impl FnMut(usize) -> usize,
+) -> (Vec<Action>, Position, KeyHistory) {
+    let mut pos = Position::new(rules);
+    let mut hist = KeyHistory::new(&pos);
+    let mut line = Vec::with_capacity(plies as usize);
+    for _ in 0..plies {
+        let legal = pos.legal_actions();
+        if hist.outcome(&pos).is_some() || legal.is_empty() {
+            break;
+        }
+        let a = legal[pick(legal.len())];
+        pos.play_unchecked(a);
+        hist.push(a, &pos);
+        line.push(a);
+    }
+    (line, pos, hist)
 }
 
 pub(crate) fn check_common(

@@ -23,6 +23,7 @@ use shax_core::{Action, Color, KeyHistory, Outcome, Position, Reason, Rules};
 use shax_nn::{Backend, NetWeights};
 use shax_search::{EvalBuffers, GumbelConfig, Puct, PuctConfig, mix_seed, step_batched};
 
+use crate::arena::random_line;
 use crate::config::SelfPlayConfig;
 use crate::shard::{GameData, SearchSample, Shard};
 
@@ -84,16 +85,6 @@ struct Slot {
     full: Vec<bool>,
     samples: Vec<SearchSample>,
     this_full: bool,
-}
-
-impl Slot {
-    /// Back to `start` with no actions played (samples are taken with the game).
-    fn reset(&mut self, start: Position) {
-        self.pos = start;
-        self.history = KeyHistory::new(&start);
-        self.actions.clear();
-        self.full.clear();
-    }
 }
 
 /// One self-play worker and its games in flight.
@@ -172,29 +163,24 @@ impl Worker {
     /// actions from the rules' start (recorded as fast moves, no sample; an
     /// opening that ends the game is drawn again), then its first search.
     fn new_game(&mut self, i: usize) {
-        let start = Position::new(self.rules);
-        let slot = &mut self.slots[i];
-        for _attempt in 0..100 {
-            slot.reset(start);
-            for _ in 0..self.cfg.opening_plies {
-                let legal = slot.pos.legal_actions();
-                if legal.is_empty() || slot.history.outcome(&slot.pos).is_some() {
-                    break;
-                }
-                let a = legal[self.rng.random_range(0..legal.len())];
-                slot.pos.play_unchecked(a);
-                slot.history.push(a, &slot.pos);
-                slot.actions.push(a);
-                slot.full.push(false);
-            }
-            if slot.history.outcome(&slot.pos).is_none() {
+        let (rules, plies, rng) = (self.rules, self.cfg.opening_plies, &mut self.rng);
+        let mut opening = || random_line(rules, plies, |n| rng.random_range(0..n));
+        let (mut line, mut pos, mut history) = opening();
+        for _attempt in 1..100 {
+            if history.outcome(&pos).is_none() {
                 break;
             }
+            (line, pos, history) = opening();
         }
-        if slot.history.outcome(&slot.pos).is_some() {
+        if history.outcome(&pos).is_some() {
             // A hundred openings all ended the game: start without one.
-            slot.reset(start);
+            (line, pos, history) = random_line(rules, 0, |_| 0);
         }
+        let slot = &mut self.slots[i];
+        slot.full = vec![false; line.len()];
+        slot.actions = line;
+        slot.pos = pos;
+        slot.history = history;
         self.start_move(i);
     }
 
