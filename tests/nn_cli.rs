@@ -92,6 +92,8 @@ fn net_average_writes_the_mean_and_guards_its_output() {
         "random",
         "--games",
         "2",
+        "--out",
+        dir.join("games.jsonl").to_str().unwrap(),
     ]);
     assert!(o.status.success(), "{}", text(&o.stderr));
 
