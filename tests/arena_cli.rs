@@ -37,9 +37,63 @@ fn arena_json_has_the_promised_keys_and_records_replay() {
         assert!(v.get(k).is_some(), "missing {k} in {v}");
     }
     assert_eq!(v["games"], 6);
+    assert!(
+        !std::path::Path::new(&format!("{out}.partial")).exists(),
+        "the partial records outlived the match"
+    );
     let lines = std::fs::read_to_string(&out).unwrap();
     assert_eq!(lines.lines().count(), 6);
     for l in lines.lines() {
+        let rec: shax_train::GameRecord = serde_json::from_str(l).unwrap();
+        rec.replay().unwrap();
+    }
+}
+
+/// A match stopped part way keeps the games it finished, one whole record
+/// a line in `<out>.partial`.
+#[test]
+fn a_killed_match_keeps_its_finished_games() {
+    let out = tmp("killed.jsonl");
+    let partial = format!("{out}.partial");
+    let _ = std::fs::remove_file(&partial);
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_shax"))
+        .args([
+            "arena",
+            "--rules",
+            "nine-mens-morris",
+            "--a",
+            "greedy",
+            "--b",
+            "alphabeta:ms=20",
+            "--games",
+            "400",
+            "--threads",
+            "1",
+            "--out",
+            &out,
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    while std::fs::read_to_string(&partial).map_or(0, |t| t.matches('\n').count()) < 2 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no game kept in 120 s"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    child.kill().unwrap();
+    let _ = child.wait();
+    assert!(
+        !std::path::Path::new(&out).exists(),
+        "the match did not finish"
+    );
+    let text = std::fs::read_to_string(&partial).unwrap();
+    let whole = &text[..=text.rfind('\n').unwrap()];
+    assert!(whole.lines().count() >= 2);
+    for l in whole.lines() {
         let rec: shax_train::GameRecord = serde_json::from_str(l).unwrap();
         rec.replay().unwrap();
     }

@@ -1,13 +1,20 @@
 //! `shax arena`: a match between two player specs, with Elo and game records.
 
-use std::path::PathBuf;
+use std::fs::File;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 
 use anyhow::Context;
 use shax_core::Rules;
-use shax_train::{ArenaConfig, ArenaResult, ColorStats, run_arena, write_records};
+use shax_train::{
+    ArenaConfig, ArenaResult, ColorStats, FinishedGame, GameHook, GameResult, run_arena,
+    write_records,
+};
 
 use super::players::registry;
-use super::progress::with_progress;
+use super::progress::with_scored_progress;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -41,30 +48,39 @@ pub struct Args {
     /// Print one JSON object instead of the report.
     #[arg(long)]
     json: bool,
-    /// Game records (JSON lines); default runs/arena-<UTC time>.jsonl.
+    /// Game records (JSON lines); default runs/arena-<UTC time>.jsonl. While
+    /// the match runs, each game is appended to `<out>.partial` as it ends.
     #[arg(long)]
     out: Option<PathBuf>,
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     let rules = Rules::load(&args.rules)?;
-    let r = with_progress("arena", args.games.into(), |progress| {
-        let cfg = ArenaConfig {
-            games: args.games,
-            threads: args.threads,
-            seed: args.seed,
-            opening_plies: args.openings,
-            games_in_flight: args.games_in_flight,
-            progress,
-            ..ArenaConfig::new(rules, &args.a, &args.b)
-        };
-        run_arena(&cfg, &registry(rules))
-    })?;
     let out = match args.out {
         Some(p) => p,
         None => default_path("arena", "jsonl")?,
     };
+    let keep = Arc::new(Keeper::new(partial_path(&out)));
+    let r = with_scored_progress(
+        "arena",
+        args.games.into(),
+        keep.half_points.clone(),
+        |progress| {
+            let cfg = ArenaConfig {
+                games: args.games,
+                threads: args.threads,
+                seed: args.seed,
+                opening_plies: args.openings,
+                games_in_flight: args.games_in_flight,
+                progress,
+                on_game: Some(keep.hook()),
+                ..ArenaConfig::new(rules, &args.a, &args.b)
+            };
+            run_arena(&cfg, &registry(rules))
+        },
+    )?;
     write_records(&out, &r.records).with_context(|| format!("writing {}", out.display()))?;
+    keep.finished();
     if args.json {
         let mut v = serde_json::to_value(&r)?;
         v["records"] = serde_json::Value::String(out.display().to_string());
@@ -74,6 +90,78 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         println!("records: {}", out.display());
     }
     Ok(())
+}
+
+/// `<out>.partial`: where a match's games go as they end.
+fn partial_path(out: &Path) -> PathBuf {
+    let mut name = out.as_os_str().to_owned();
+    name.push(".partial");
+    PathBuf::from(name)
+}
+
+/// Keeps a running match's games as they end, so a match stopped part way
+/// loses none it played, and counts A's points for the progress line.
+struct Keeper {
+    path: PathBuf,
+    /// Opened at the first game's end, so a match that plays none leaves
+    /// no file.
+    file: Mutex<Option<File>>,
+    half_points: Arc<AtomicU64>,
+    warned: AtomicBool,
+}
+
+impl Keeper {
+    fn new(path: PathBuf) -> Keeper {
+        Keeper {
+            path,
+            file: Mutex::new(None),
+            half_points: Arc::new(AtomicU64::new(0)),
+            warned: AtomicBool::new(false),
+        }
+    }
+
+    fn hook(self: &Arc<Self>) -> GameHook {
+        let me = self.clone();
+        GameHook(Arc::new(move |g: FinishedGame<'_>| me.keep(&g)))
+    }
+
+    fn keep(&self, g: &FinishedGame<'_>) {
+        self.half_points.fetch_add(
+            match g.a_result {
+                GameResult::Win => 2,
+                GameResult::Draw => 1,
+                GameResult::Loss => 0,
+            },
+            Ordering::Relaxed,
+        );
+        if let Err(e) = self.append(g)
+            && !self.warned.swap(true, Ordering::Relaxed)
+        {
+            eprintln!(
+                "warning: could not keep games in {} as they end ({e}); they are written to the records at the end",
+                self.path.display()
+            );
+        }
+    }
+
+    /// One JSON line per game, written whole, in the order games end.
+    fn append(&self, g: &FinishedGame<'_>) -> std::io::Result<()> {
+        let mut line = serde_json::to_vec(g.record)?;
+        line.push(b'\n');
+        let mut file = self.file.lock().unwrap_or_else(|e| e.into_inner());
+        if file.is_none() {
+            *file = Some(File::create(&self.path)?);
+        }
+        match file.as_mut() {
+            Some(f) => f.write_all(&line),
+            None => Ok(()),
+        }
+    }
+
+    /// The match's records are written: the partial file goes.
+    fn finished(&self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
 }
 
 /// `runs/<what>-<UTC time>.<ext>`, the folder created.

@@ -6,7 +6,7 @@
 
 use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
-use std::sync::atomic::AtomicU64;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde::Serialize;
 use shax_core::{Action, Color, KeyHistory, Position, Rules};
@@ -50,6 +50,30 @@ pub struct ArenaConfig {
     pub games_in_flight: usize,
     /// Counts finished games while the match runs (for a progress display).
     pub progress: Option<Arc<AtomicU64>>,
+    /// Hears of each game as it ends, in the order they end.
+    pub on_game: Option<GameHook>,
+}
+
+/// A game of a match as it ends: its number (A plays White in the even
+/// ones), its record and A's result.
+pub struct FinishedGame<'g> {
+    /// The game's number in the match, from 0.
+    pub index: usize,
+    /// Its record.
+    pub record: &'g GameRecord,
+    /// A's result.
+    pub a_result: GameResult,
+}
+
+/// Called for each game of a match as it ends, from the worker thread that
+/// played it: to keep games as they finish or show a running score.
+#[derive(Clone)]
+pub struct GameHook(pub Arc<dyn Fn(FinishedGame<'_>) + Send + Sync>);
+
+impl std::fmt::Debug for GameHook {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("GameHook")
+    }
 }
 
 impl ArenaConfig {
@@ -66,6 +90,7 @@ impl ArenaConfig {
             limits: Limits::NONE,
             games_in_flight: 1,
             progress: None,
+            on_game: None,
         }
     }
 }
@@ -434,7 +459,18 @@ pub fn run_arena(cfg: &ArenaConfig, registry: &Registry) -> Result<ArenaResult, 
         &cfg.limits,
         cfg.threads,
         cfg.games_in_flight,
-        cfg.progress.as_deref(),
+        &|i, g: &Played| {
+            if let Some(GameHook(hook)) = &cfg.on_game {
+                hook(FinishedGame {
+                    index: i,
+                    record: &g.record,
+                    a_result: GameResult::of(g.winner, a_color(i)),
+                });
+            }
+            if let Some(p) = &cfg.progress {
+                p.fetch_add(1, Ordering::Relaxed);
+            }
+        },
     )?;
     let mut r = ArenaResult {
         rules: cfg.rules.name(),
@@ -453,15 +489,20 @@ pub fn run_arena(cfg: &ArenaConfig, registry: &Registry) -> Result<ArenaResult, 
     Ok(r)
 }
 
+/// A's colour in game `i` of a match: White in the even ones.
+fn a_color(i: usize) -> Color {
+    if i.is_multiple_of(2) {
+        Color::White
+    } else {
+        Color::Black
+    }
+}
+
 impl ArenaResult {
     /// Counts the games of a match (A White in even games) and keeps their records.
     fn tally(&mut self, games: Vec<Played>) {
         for (i, g) in games.into_iter().enumerate() {
-            let a_color = if i % 2 == 0 {
-                Color::White
-            } else {
-                Color::Black
-            };
+            let a_color = a_color(i);
             let (a, b) = (a_color.index(), a_color.opponent().index());
             self.tally.add(GameSummary {
                 a_color,

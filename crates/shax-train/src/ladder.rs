@@ -3,7 +3,7 @@
 //! `random` pinned at 0 (the first player when `random` is absent).
 
 use std::sync::Arc;
-use std::sync::atomic::AtomicU64;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde::Serialize;
 use shax_core::{Color, Rules};
@@ -164,7 +164,11 @@ pub fn run_ladder(cfg: &LadderConfig, registry: &Registry) -> Result<LadderResul
         &cfg.limits,
         cfg.threads,
         cfg.games_in_flight,
-        cfg.progress.as_deref(),
+        &|_, _| {
+            if let Some(p) = &cfg.progress {
+                p.fetch_add(1, Ordering::Relaxed);
+            }
+        },
     )?;
     let names: Vec<String> = specs.iter().map(PlayerSpec::to_string).collect();
     let anchor = specs.iter().position(|s| s.kind == "random").unwrap_or(0);

@@ -57,8 +57,8 @@ mod trainer;
 mod tune;
 
 pub use arena::{
-    ArenaConfig, ArenaError, ArenaResult, ColorStats, GameResult, GameSummary, MAX_IN_FLIGHT,
-    MatchTally, ThinkStats, openings, run_arena,
+    ArenaConfig, ArenaError, ArenaResult, ColorStats, FinishedGame, GameHook, GameResult,
+    GameSummary, MAX_IN_FLIGHT, MatchTally, ThinkStats, openings, run_arena,
 };
 pub use checkpoints::{KEEP_NEWEST_CHECKPOINTS, TrainState};
 pub use config::{

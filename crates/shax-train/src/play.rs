@@ -7,7 +7,6 @@
 //! Its moves are the ones it makes alone, up to the rounding of a larger
 //! batch.
 
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use rayon::prelude::*;
@@ -205,11 +204,11 @@ fn play_in_flight<'j, 'a: 'j>(
     registry: &Registry,
     limits: &Limits,
     in_flight: usize,
-    progress: Option<&AtomicU64>,
+    done: &Done<'_>,
 ) -> Result<Vec<(usize, Played)>, SpecError> {
     let mut jobs = jobs.peekable();
     let mut tables: Vec<(usize, Table)> = Vec::with_capacity(in_flight);
-    let mut done = Vec::new();
+    let mut finished = Vec::new();
     let mut buf = EvalBuffers::default();
     while jobs.peek().is_some() || !tables.is_empty() {
         while tables.len() < in_flight
@@ -222,17 +221,16 @@ fn play_in_flight<'j, 'a: 'j>(
             tables[k].1.advance(limits);
             if tables[k].1.over() {
                 let (i, t) = tables.remove(k);
-                done.push((i, t.into_played()));
-                if let Some(p) = progress {
-                    p.fetch_add(1, Ordering::Relaxed);
-                }
+                let played = t.into_played();
+                done(i, &played);
+                finished.push((i, played));
             } else {
                 k += 1;
             }
         }
         step_round(&mut tables, &mut buf);
     }
-    Ok(done)
+    Ok(finished)
 }
 
 /// One pooled round for each network among the waiting searches.
@@ -265,8 +263,12 @@ fn step_round(tables: &mut [(usize, Table)], buf: &mut EvalBuffers) {
     }
 }
 
-/// Runs jobs on a pool of `threads` workers (0: one per core); `progress`
-/// counts finished games. With `in_flight` above 1 each worker keeps that
+/// Told of each game as it ends, by the worker that played it: the job's
+/// index and the game.
+pub(crate) type Done<'f> = dyn Fn(usize, &Played) + Sync + 'f;
+
+/// Runs jobs on a pool of `threads` workers (0: one per core); `done` hears
+/// of each game as it ends. With `in_flight` above 1 each worker keeps that
 /// many games going and pools their network calls (not where `limits` has a
 /// time budget or a cutoff, which a pooled decision cannot keep): worker `w`
 /// of `n` plays jobs `w, w + n, ...` in order, so the games depend on the
@@ -278,7 +280,7 @@ pub(crate) fn run_jobs(
     limits: &Limits,
     threads: usize,
     in_flight: usize,
-    progress: Option<&AtomicU64>,
+    done: &Done<'_>,
 ) -> Result<Ran, ArenaError> {
     let t = Instant::now();
     let pool = rayon::ThreadPoolBuilder::new()
@@ -294,7 +296,7 @@ pub(crate) fn run_jobs(
                 .enumerate()
                 .skip(ctx.index())
                 .step_by(ctx.num_threads());
-            play_in_flight(rules, mine, registry, limits, in_flight, progress)
+            play_in_flight(rules, mine, registry, limits, in_flight, done)
         });
         per_worker
             .into_iter()
@@ -307,13 +309,12 @@ pub(crate) fn run_jobs(
     } else {
         pool.install(|| {
             jobs.par_iter()
+                .enumerate()
                 .with_max_len(1)
-                .map(|j| {
-                    let r = play_game(rules, j, registry, limits);
-                    if let Some(p) = progress {
-                        p.fetch_add(1, Ordering::Relaxed);
-                    }
-                    r
+                .map(|(i, j)| {
+                    let played = play_game(rules, j, registry, limits)?;
+                    done(i, &played);
+                    Ok(played)
                 })
                 .collect()
         })
