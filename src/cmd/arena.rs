@@ -149,13 +149,11 @@ impl Keeper {
         let mut line = serde_json::to_vec(g.record)?;
         line.push(b'\n');
         let mut file = self.file.lock().unwrap_or_else(|e| e.into_inner());
-        if file.is_none() {
-            *file = Some(File::create(&self.path)?);
-        }
-        match file.as_mut() {
-            Some(f) => f.write_all(&line),
-            None => Ok(()),
-        }
+        let f = match &mut *file {
+            Some(f) => f,
+            empty @ None => empty.insert(File::create(&self.path)?),
+        };
+        f.write_all(&line)
     }
 
     /// The match's records are written: the partial file goes.
