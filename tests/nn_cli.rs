@@ -271,3 +271,27 @@ fn bench_nn_and_mcts_report_json() {
     assert!(v["simulations"].as_u64().unwrap() > 0);
     assert!(v["pure_evals_per_sec"].as_f64().unwrap() > 0.0);
 }
+
+#[test]
+fn bench_train_reports_each_batch_and_names_an_unknown_backend() {
+    let dir = tmp("bench-train");
+    let model = dir.join("small.toml");
+    std::fs::write(&model, "hidden = 32\nblocks = 1\nvalue_hidden = 16\n").unwrap();
+    let model = model.to_str().unwrap();
+    let args = ["bench", "train", "--model", model, "--batches", "8,16"];
+    let o = shax(&[&args[..], &["--seconds", "0.05", "--json"]].concat());
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let v: serde_json::Value = serde_json::from_str(&text(&o.stdout)).unwrap();
+    let batches = v["batches"].as_array().unwrap();
+    assert_eq!(batches.len(), 2);
+    assert_eq!(batches[1]["batch"], 16);
+    assert!(batches[0]["samples_per_s"].as_f64().unwrap() > 0.0);
+    assert_eq!(v["model"]["hidden"], 32);
+    let o = shax(&[&args[..], &["--backend", "tpu"]].concat());
+    assert!(!o.status.success());
+    assert!(
+        text(&o.stderr).contains("unknown backend 'tpu'"),
+        "{}",
+        text(&o.stderr)
+    );
+}

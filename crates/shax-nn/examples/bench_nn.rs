@@ -21,7 +21,7 @@ fn main() {
         .find_map(|a| a.strip_prefix("--batches="))
         .map(|list| list.split(',').filter_map(|b| b.parse().ok()).collect())
         .unwrap_or_else(|| shax_nn::DEFAULT_BENCH_BATCHES.to_vec());
-    match shax_nn::bench_nn(&config, &batches, seconds) {
+    match shax_nn::bench_nn(&config, shax_nn::Backend::Cpu, &batches, seconds) {
         Ok(report) if json => println!("{}", serde_json::to_string_pretty(&report).unwrap()),
         Ok(report) => print!("{report}"),
         Err(e) => {

@@ -96,7 +96,7 @@ fn matmul_gflops(device: &Device, n: usize, seconds: f64) -> f64 {
 
 /// Varied positions: a few deterministic playouts of every preset's rules
 /// (the network does not care which, the encoder's rule block aside).
-fn sample_positions(count: usize) -> Vec<Position> {
+pub fn bench_positions(count: usize) -> Vec<Position> {
     let mut out = Vec::with_capacity(count);
     let mut seed = 0x2545_f491_4f6c_dd1du64;
     'outer: while out.len() < count {
@@ -121,9 +121,10 @@ fn sample_positions(count: usize) -> Vec<Position> {
     out
 }
 
-/// Measures a freshly initialised `config` network on the CPU backend: for
-/// each of `batches`, about `seconds` of evaluator calls on one thread; then
-/// the 1024^3 matmul peak on one thread and on all (about `seconds` each).
+/// Measures a freshly initialised `config` network on `backend`: for each of
+/// `batches`, about `seconds` of evaluator calls from one thread; then the
+/// 1024^3 matmul peak from one thread and from all (about `seconds` each; on
+/// a GPU both are the device's).
 ///
 /// # Errors
 ///
@@ -131,6 +132,7 @@ fn sample_positions(count: usize) -> Vec<Position> {
 /// one-thread pool cannot be built.
 pub fn bench_nn(
     config: &ModelConfig,
+    backend: Backend,
     batches: &[usize],
     seconds: f64,
 ) -> Result<NnBenchReport, BenchError> {
@@ -138,12 +140,11 @@ pub fn bench_nn(
     if batches.contains(&0) {
         return Err(BenchError("a batch size is 0".into()));
     }
-    let backend = Backend::Cpu;
     let device = backend.device();
     let pool = one_thread_pool()?;
     let flops = config.flops_per_eval();
     let max_batch = batches.iter().copied().max().unwrap_or(1);
-    let positions = sample_positions(max_batch.max(256));
+    let positions = bench_positions(max_batch.max(256));
 
     let (peak_one, evals) = pool.install(|| {
         let mut eval = NetEvaluator::new(config.init(&device), device.clone());

@@ -45,7 +45,9 @@ mod player;
 
 pub use average::{AverageError, average_checkpoints, average_nets};
 pub use backend::{Backend, UnknownBackend, flush_denormals};
-pub use bench::{BatchFigures, BenchError, DEFAULT_BENCH_BATCHES, NnBenchReport, bench_nn};
+pub use bench::{
+    BatchFigures, BenchError, DEFAULT_BENCH_BATCHES, NnBenchReport, bench_nn, bench_positions,
+};
 pub use checkpoint::{
     Checkpoint, CheckpointError, CheckpointMeta, FORMAT_VERSION, init_checkpoint, load_checkpoint,
     load_metadata, load_weights, metadata_path, save_checkpoint, utc_string, write_atomic,

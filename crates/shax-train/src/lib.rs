@@ -36,6 +36,7 @@
 //! ```
 
 mod arena;
+mod bench;
 mod checkpoints;
 mod config;
 pub mod elo;
@@ -60,6 +61,7 @@ pub use arena::{
     ArenaConfig, ArenaError, ArenaResult, ColorStats, FinishedGame, GameHook, GameResult,
     GameSummary, MAX_IN_FLIGHT, MatchTally, ThinkStats, openings, run_arena,
 };
+pub use bench::{DEFAULT_TRAIN_BENCH_BATCHES, TrainBatchFigures, TrainBenchReport, bench_train};
 pub use checkpoints::{KEEP_NEWEST_CHECKPOINTS, TrainState};
 pub use config::{
     ConfigError, EvalConfig, LrSchedule, Optimizer, RunConfig, SelfPlayConfig, TrainConfig,
