@@ -20,7 +20,7 @@ pub enum Bench {
     /// Neural MCTS simulations per second with many games in flight, against the pure network rate.
     Mcts(super::bench_mcts::MctsArgs),
     /// Trainer steps and positions per second per batch size (forward, backward, Adam).
-    Train(super::bench_mcts::TrainArgs),
+    Train(super::bench_train::Args),
     /// Requests per second and latency of `POST /v1/move` under concurrent clients.
     Serve(super::serve::BenchArgs),
 }
@@ -48,7 +48,7 @@ pub fn run(b: Bench) -> anyhow::Result<()> {
         Bench::Uct(a) => super::bench_uct::run(a),
         Bench::Nn(a) => super::bench_mcts::nn(a),
         Bench::Mcts(a) => super::bench_mcts::mcts(a),
-        Bench::Train(a) => super::bench_mcts::train(a),
+        Bench::Train(a) => super::bench_train::run(a),
         Bench::Serve(a) => super::serve::bench(a),
     }
 }

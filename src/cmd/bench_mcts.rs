@@ -1,7 +1,6 @@
-//! `shax bench nn`, `shax bench mcts` and `shax bench train`: the network's
-//! evaluation rate against the machine's matmul peak, the neural MCTS's
-//! simulation rate with many games in flight against the pure evaluation
-//! rate, and the trainer's positions per second.
+//! `shax bench nn` and `shax bench mcts`: the network's evaluation rate
+//! against the machine's matmul peak, and the neural MCTS's simulation rate
+//! with many games in flight against the pure evaluation rate.
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -11,9 +10,9 @@ use serde::Serialize;
 use shax_core::{KeyHistory, Position, Rules};
 use shax_nn::{Backend, DEFAULT_BENCH_BATCHES, ModelConfig, NetWeights, bench_nn};
 use shax_search::{EvalBuffers, Evaluator, GumbelConfig, Puct, PuctConfig, step_batched};
-use shax_train::{DEFAULT_TRAIN_BENCH_BATCHES, bench_train};
 
-fn model(path: &Option<PathBuf>) -> anyhow::Result<ModelConfig> {
+/// The model file's network, or the default one.
+pub(super) fn model(path: &Option<PathBuf>) -> anyhow::Result<ModelConfig> {
     match path {
         Some(p) => {
             let text =
@@ -81,50 +80,6 @@ pub fn nn(a: NnArgs) -> anyhow::Result<()> {
         "(evaluations on {} thread; encoding and copying out included)",
         r.eval_threads
     );
-    Ok(())
-}
-
-#[derive(clap::Args, Debug)]
-pub struct TrainArgs {
-    /// Model file (TOML); the default network when absent.
-    #[arg(long)]
-    model: Option<PathBuf>,
-    /// Batch sizes (positions per step), comma-separated.
-    #[arg(long, value_delimiter = ',', default_values_t = DEFAULT_TRAIN_BENCH_BATCHES.to_vec())]
-    batches: Vec<usize>,
-    /// Seconds per batch size.
-    #[arg(long, default_value_t = 3.0)]
-    seconds: f64,
-    /// Where the network trains: cpu, or wgpu in a build with the `wgpu` feature.
-    #[arg(long, default_value = "cpu")]
-    backend: Backend,
-    /// Print one JSON object instead of a table.
-    #[arg(long)]
-    json: bool,
-}
-
-pub fn train(a: TrainArgs) -> anyhow::Result<()> {
-    super::bench::check_seconds(a.seconds)?;
-    let config = model(&a.model)?;
-    let r = bench_train(&config, a.backend, &a.batches, a.seconds)?;
-    if a.json {
-        println!("{}", serde_json::to_string_pretty(&r)?);
-        return Ok(());
-    }
-    println!(
-        "network: hidden {}, blocks {}, {} parameters; backend {}",
-        r.model.hidden, r.model.blocks, r.params, r.backend
-    );
-    println!(
-        "{:>6} {:>7} {:>10} {:>12}",
-        "batch", "steps", "ms/step", "samples/s"
-    );
-    for b in &r.batches {
-        println!(
-            "{:>6} {:>7} {:>10.1} {:>12.0}",
-            b.batch, b.steps, b.ms_per_step, b.samples_per_s
-        );
-    }
     Ok(())
 }
 

@@ -5,6 +5,7 @@ pub mod arena;
 pub mod bench;
 pub mod bench_ab;
 pub mod bench_mcts;
+pub mod bench_train;
 pub mod bench_uct;
 pub mod compare;
 pub mod ladder;

@@ -1,0 +1,51 @@
+//! `shax bench train`: the trainer's steps and positions per second per batch
+//! size, on the CPU or a GPU.
+
+use std::path::PathBuf;
+
+use shax_nn::Backend;
+use shax_train::{DEFAULT_TRAIN_BENCH_BATCHES, bench_train};
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Model file (TOML); the default network when absent.
+    #[arg(long)]
+    model: Option<PathBuf>,
+    /// Batch sizes (positions per step), comma-separated.
+    #[arg(long, value_delimiter = ',', default_values_t = DEFAULT_TRAIN_BENCH_BATCHES.to_vec())]
+    batches: Vec<usize>,
+    /// Seconds per batch size.
+    #[arg(long, default_value_t = 3.0)]
+    seconds: f64,
+    /// Where the network trains: cpu, or wgpu in a build with the `wgpu` feature.
+    #[arg(long, default_value = "cpu")]
+    backend: Backend,
+    /// Print one JSON object instead of a table.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(a: Args) -> anyhow::Result<()> {
+    super::bench::check_seconds(a.seconds)?;
+    let config = super::bench_mcts::model(&a.model)?;
+    let r = bench_train(&config, a.backend, &a.batches, a.seconds)?;
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&r)?);
+        return Ok(());
+    }
+    println!(
+        "network: hidden {}, blocks {}, {} parameters; backend {}",
+        r.model.hidden, r.model.blocks, r.params, r.backend
+    );
+    println!(
+        "{:>6} {:>7} {:>10} {:>12}",
+        "batch", "steps", "ms/step", "samples/s"
+    );
+    for b in &r.batches {
+        println!(
+            "{:>6} {:>7} {:>10.1} {:>12.0}",
+            b.batch, b.steps, b.ms_per_step, b.samples_per_s
+        );
+    }
+    Ok(())
+}
