@@ -142,12 +142,13 @@ async fn tiers_of_shax_rise_and_rules_without_tiers_say_so() {
     assert_eq!(tiers.len(), 5);
     let elos: Vec<f64> = tiers.iter().map(|t| t["elo"].as_f64().unwrap()).collect();
     assert!(elos.windows(2).all(|w| w[0] < w[1]), "{elos:?}");
-    assert!(
-        tiers
-            .iter()
-            .all(|t| t["player"].as_str().unwrap().starts_with("net:")),
-        "{tiers:?}"
-    );
+    for t in tiers {
+        let spec = format!("tier:{}", t["name"].as_str().unwrap());
+        assert_eq!(t["spec"], json!(spec), "{t:?}");
+        assert!(!t["player"].as_str().unwrap().is_empty(), "{t:?}");
+    }
+    let master = tiers[4]["player"].as_str().unwrap();
+    assert!(master.starts_with("net:"), "{master}");
     let v = s
         .client
         .get("/v1/tiers?rules=morabaraba")
