@@ -54,49 +54,23 @@ fn arena_json_has_the_promised_keys_and_records_replay() {
 #[test]
 fn a_killed_match_keeps_its_finished_games() {
     let out = tmp("killed.jsonl");
-    let partial = format!("{out}.partial");
-    let _ = std::fs::remove_file(&partial);
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_shax"))
-        .args([
-            "arena",
-            "--rules",
-            "nine-mens-morris",
-            "--a",
-            "greedy",
-            "--b",
-            "alphabeta:ms=20",
-            "--games",
-            "400",
-            "--threads",
-            "1",
-            "--out",
-            &out,
-        ])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
-    while std::fs::read_to_string(&partial).map_or(0, |t| t.matches('\n').count()) < 2 {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "no game kept in 120 s"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
-    child.kill().unwrap();
-    let _ = child.wait();
-    assert!(
-        !std::path::Path::new(&out).exists(),
-        "the match did not finish"
-    );
-    let text = std::fs::read_to_string(&partial).unwrap();
-    let whole = &text[..=text.rfind('\n').unwrap()];
-    assert!(whole.lines().count() >= 2);
-    for l in whole.lines() {
-        let rec: shax_train::GameRecord = serde_json::from_str(l).unwrap();
-        rec.replay().unwrap();
-    }
+    let args = [
+        "arena",
+        "--rules",
+        "nine-mens-morris",
+        "--a",
+        "greedy",
+        "--b",
+        "alphabeta:ms=20",
+        "--games",
+        "400",
+        "--threads",
+        "1",
+        "--out",
+        &out,
+    ];
+    let kept = common::kill_once_kept(&args, &out, 2);
+    assert!(kept.len() >= 2);
 }
 
 #[test]

@@ -29,32 +29,37 @@ fn json(stdout: &str) -> serde_json::Value {
     serde_json::from_str(stdout.trim()).unwrap_or_else(|e| panic!("{e}: {stdout}"))
 }
 
-#[test]
-fn two_real_engines_play_refereed_games_with_records() {
-    let out = tmp("real.jsonl");
-    let eng = engine();
-    let (code, stdout, stderr) = shax(&[
+/// `shax match` between two real engines, alpha-beta at depth 2 against
+/// random, in Nine Men's Morris, at `go depth 2`.
+fn real_match<'a>(eng: &'a str, games: &'a str, out: &'a str) -> Vec<&'a str> {
+    vec![
         "match",
         "--a-cmd",
-        &eng,
+        eng,
         "--a-option",
         "Player=alphabeta:depth=2",
         "--b-cmd",
-        &eng,
+        eng,
         "--b-option",
         "Player=random",
         "--rules",
         "nine-mens-morris",
         "--games",
-        "4",
+        games,
         "--depth",
         "2",
-        "--concurrency",
-        "2",
-        "--json",
         "--out",
-        &out,
-    ]);
+        out,
+    ]
+}
+
+#[test]
+fn two_real_engines_play_refereed_games_with_records() {
+    let out = tmp("real.jsonl");
+    let eng = engine();
+    let mut args = real_match(&eng, "4", &out);
+    args.extend(["--concurrency", "2", "--json"]);
+    let (code, stdout, stderr) = shax(&args);
     assert_eq!(code, 0, "{stderr}");
     let v = json(&stdout);
     for k in [
@@ -75,6 +80,22 @@ fn two_real_engines_play_refereed_games_with_records() {
     for l in lines.lines() {
         let rec: shax_train::GameRecord = serde_json::from_str(l).unwrap();
         rec.replay().unwrap();
+    }
+    assert!(
+        !std::path::Path::new(&format!("{out}.partial")).exists(),
+        "the partial file goes once the records are written"
+    );
+}
+
+#[test]
+fn a_killed_match_keeps_its_finished_games() {
+    let out = tmp("killed.jsonl");
+    let eng = engine();
+    let kept = common::kill_once_kept(&real_match(&eng, "400", &out), &out, 2);
+    assert!(kept.len() >= 2);
+    for rec in kept {
+        let names = format!("{} {}", rec.white, rec.black);
+        assert!(names.contains("Player=alphabeta:depth=2"), "{names}");
     }
 }
 

@@ -1,10 +1,8 @@
 //! `shax arena`: a match between two player specs, with Elo and game records.
 
-use std::fs::File;
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use anyhow::Context;
 use shax_core::Rules;
@@ -13,6 +11,7 @@ use shax_train::{
     write_records,
 };
 
+use super::partial::PartialRecords;
 use super::players::registry;
 use super::progress::with_scored_progress;
 
@@ -60,7 +59,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         Some(p) => p,
         None => default_path("arena", "jsonl")?,
     };
-    let keep = Arc::new(Keeper::new(partial_path(&out)));
+    let keep = Arc::new(Keeper::new(&out));
     let r = with_scored_progress(
         "arena",
         args.games.into(),
@@ -80,7 +79,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         },
     )?;
     write_records(&out, &r.records).with_context(|| format!("writing {}", out.display()))?;
-    keep.finished();
+    keep.partial.finished();
     if args.json {
         let mut v = serde_json::to_value(&r)?;
         v["records"] = serde_json::Value::String(out.display().to_string());
@@ -92,31 +91,18 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// `<out>.partial`: where a match's games go as they end.
-fn partial_path(out: &Path) -> PathBuf {
-    let mut name = out.as_os_str().to_owned();
-    name.push(".partial");
-    PathBuf::from(name)
-}
-
-/// Keeps a running match's games as they end, so a match stopped part way
-/// loses none it played, and counts A's points for the progress line.
+/// Keeps a running match's games as they end (in `<out>.partial`) and counts
+/// A's points for the progress line.
 struct Keeper {
-    path: PathBuf,
-    /// Opened at the first game's end, so a match that plays none leaves
-    /// no file.
-    file: Mutex<Option<File>>,
+    partial: PartialRecords,
     half_points: Arc<AtomicU64>,
-    warned: AtomicBool,
 }
 
 impl Keeper {
-    fn new(path: PathBuf) -> Keeper {
+    fn new(out: &Path) -> Keeper {
         Keeper {
-            path,
-            file: Mutex::new(None),
+            partial: PartialRecords::beside(out),
             half_points: Arc::new(AtomicU64::new(0)),
-            warned: AtomicBool::new(false),
         }
     }
 
@@ -134,31 +120,7 @@ impl Keeper {
             },
             Ordering::Relaxed,
         );
-        if let Err(e) = self.append(g)
-            && !self.warned.swap(true, Ordering::Relaxed)
-        {
-            eprintln!(
-                "warning: could not keep games in {} as they end ({e}); they are written to the records at the end",
-                self.path.display()
-            );
-        }
-    }
-
-    /// One JSON line per game, written whole, in the order games end.
-    fn append(&self, g: &FinishedGame<'_>) -> std::io::Result<()> {
-        let mut line = serde_json::to_vec(g.record)?;
-        line.push(b'\n');
-        let mut file = self.file.lock().unwrap_or_else(|e| e.into_inner());
-        let f = match &mut *file {
-            Some(f) => f,
-            empty @ None => empty.insert(File::create(&self.path)?),
-        };
-        f.write_all(&line)
-    }
-
-    /// The match's records are written: the partial file goes.
-    fn finished(&self) {
-        let _ = std::fs::remove_file(&self.path);
+        self.partial.keep(g.record);
     }
 }
 

@@ -14,6 +14,7 @@ use shax_core::{Color, Rules};
 use shax_train::elo::elo_interval;
 use shax_train::{GameRecord, GameSummary, MatchTally, ThinkStats, openings, write_records};
 
+use super::partial::PartialRecords;
 use super::progress::with_progress;
 use crate::referee::{Engine, EngineSpec, Refereed, referee_game};
 
@@ -65,7 +66,8 @@ pub struct Args {
     /// Print one JSON object instead of the report.
     #[arg(long)]
     json: bool,
-    /// Game records (JSON lines); default runs/match-<milliseconds since 1970>.jsonl.
+    /// Game records (JSON lines); default runs/match-<UTC time>.jsonl. While the
+    /// match runs, each game is appended to `<out>.partial` as it ends.
     #[arg(long)]
     out: Option<PathBuf>,
 }
@@ -189,18 +191,21 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             args.seed,
         ),
         games: args.games as usize,
+        seed: args.seed,
     };
-    let t = Instant::now();
-    let played = with_progress("match", args.games.into(), |p| {
-        play_all(&setup, args.concurrency, p.as_deref())
-    })?;
-    let r = summarize(&setup, &args, played, t.elapsed().as_secs_f64());
     let out = match &args.out {
         Some(p) => p.clone(),
         None => super::arena::default_path("match", "jsonl")?,
     };
+    let partial = PartialRecords::beside(&out);
+    let t = Instant::now();
+    let played = with_progress("match", args.games.into(), |p| {
+        play_all(&setup, args.concurrency, p.as_deref(), &partial)
+    })?;
+    let r = summarize(&setup, &args, played, t.elapsed().as_secs_f64());
     let records: Vec<GameRecord> = r.1;
     write_records(&out, &records).with_context(|| format!("writing {}", out.display()))?;
+    partial.finished();
     if args.json {
         let mut v = serde_json::to_value(&r.0)?;
         v["records"] = serde_json::Value::String(out.display().to_string());
@@ -222,13 +227,17 @@ struct Setup {
     timeout: Duration,
     lines: Vec<Vec<shax_core::Action>>,
     games: usize,
+    /// The openings' seed, in every record.
+    seed: u64,
 }
 
 /// Plays every game on `concurrency` workers, each with its own two engines.
+/// Each game's record is kept in `partial` as it ends.
 fn play_all(
     s: &Setup,
     concurrency: usize,
     progress: Option<&AtomicU64>,
+    partial: &PartialRecords,
 ) -> anyhow::Result<Vec<Refereed>> {
     let next = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
@@ -237,7 +246,7 @@ fn play_all(
     std::thread::scope(|scope| {
         for _ in 0..concurrency.min(s.games) {
             scope.spawn(|| {
-                if let Err(e) = worker(s, &next, &stop, &results, progress) {
+                if let Err(e) = worker(s, &next, &stop, &results, (progress, partial)) {
                     stop.store(true, Ordering::Relaxed);
                     errors.lock().expect("errors lock").push(e);
                 }
@@ -260,8 +269,9 @@ fn worker(
     next: &AtomicUsize,
     stop: &AtomicBool,
     results: &Mutex<Vec<Option<Refereed>>>,
-    progress: Option<&AtomicU64>,
+    (progress, partial): (Option<&AtomicU64>, &PartialRecords),
 ) -> Result<(), String> {
+    let names = (describe(&s.a), describe(&s.b));
     let mut ea = Engine::start(&s.a, &s.rules_arg)?;
     let mut eb = Engine::start(&s.b, &s.rules_arg)?;
     while !stop.load(Ordering::Relaxed) {
@@ -284,6 +294,7 @@ fn worker(
                 eb = Engine::start(&s.b, &s.rules_arg)?;
             }
         }
+        partial.keep(&game_record(s, i, &r, (&names.0, &names.1)).0);
         let mut all = results.lock().expect("results lock");
         all[i] = Some(r);
         eprintln!("  match: {}", running_tally(&all));
@@ -297,18 +308,13 @@ fn worker(
 
 /// A's value of game `i` (1, 0.5 or 0) from its outcome or fault.
 fn a_value(i: usize, g: &Refereed) -> f64 {
-    let a_color = if i.is_multiple_of(2) {
-        Color::White
-    } else {
-        Color::Black
-    };
     let winner = match &g.fault {
         Some((side, _)) => Some(side.opponent()),
         None => g.game.outcome().and_then(|o| o.winner),
     };
     match winner {
         None => 0.5,
-        Some(w) if w == a_color => 1.0,
+        Some(w) if w == a_color(i) => 1.0,
         Some(_) => 0.0,
     }
 }
@@ -348,40 +354,47 @@ fn think(t: (u64, f64, f64)) -> ThinkStats {
 }
 
 /// Game `i`'s record (a forfeit is recorded as a loss of the engine at
-/// fault, and listed in `r`), and its winner.
-fn record(
+/// fault) and its winner.
+fn game_record(
     s: &Setup,
-    args: &Args,
-    r: &mut MatchResult,
     i: usize,
     g: &Refereed,
     (an, bn): (&str, &str),
 ) -> (GameRecord, Option<Color>) {
-    let a_color = if i.is_multiple_of(2) {
-        Color::White
-    } else {
-        Color::Black
-    };
-    let (white, black) = if a_color == Color::White {
+    let (white, black) = if a_color(i) == Color::White {
         (an, bn)
     } else {
         (bn, an)
     };
     let opening = s.lines[i / 2].len().min(g.game.len());
-    let mut rec = GameRecord::new(&g.game, opening, white, black, args.seed);
+    let mut rec = GameRecord::new(&g.game, opening, white, black, s.seed);
     let Some((side, f)) = &g.fault else {
         return (rec, g.game.outcome().and_then(|o| o.winner));
     };
     rec.winner = side.opponent().name().to_string();
     rec.reason = f.reason().to_string();
-    r.forfeits.push(Forfeit {
+    (rec, Some(side.opponent()))
+}
+
+/// Game `i`'s forfeit, if an engine lost it by a fault.
+fn forfeit(i: usize, g: &Refereed) -> Option<Forfeit> {
+    let (side, f) = g.fault.as_ref()?;
+    Some(Forfeit {
         game: i,
-        engine: if *side == a_color { "A" } else { "B" }.to_string(),
+        engine: if *side == a_color(i) { "A" } else { "B" }.to_string(),
         color: side.name().to_string(),
         reason: f.reason().to_string(),
         detail: f.to_string(),
-    });
-    (rec, Some(side.opponent()))
+    })
+}
+
+/// A's colour in game `i`: White in the even games.
+fn a_color(i: usize) -> Color {
+    if i.is_multiple_of(2) {
+        Color::White
+    } else {
+        Color::Black
+    }
 }
 
 /// Tallies the games from A's side and builds their records.
@@ -406,18 +419,14 @@ fn summarize(
     };
     let mut records = Vec::with_capacity(played.len());
     for (i, g) in played.into_iter().enumerate() {
-        let a_color = if i.is_multiple_of(2) {
-            Color::White
-        } else {
-            Color::Black
-        };
-        let (rec, winner) = record(s, args, &mut r, i, &g, (&an, &bn));
+        let (rec, winner) = game_record(s, i, &g, (&an, &bn));
+        r.forfeits.extend(forfeit(i, &g));
         let (a, b) = (
-            think(g.think[a_color.index()]),
-            think(g.think[a_color.opponent().index()]),
+            think(g.think[a_color(i).index()]),
+            think(g.think[a_color(i).opponent().index()]),
         );
         r.tally.add(GameSummary {
-            a_color,
+            a_color: a_color(i),
             winner,
             reason: &rec.reason,
             actions: g.game.len(),

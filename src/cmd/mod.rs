@@ -11,6 +11,7 @@ pub mod compare;
 pub mod ladder;
 pub mod r#match;
 pub mod net;
+pub mod partial;
 pub mod perft;
 pub mod play;
 pub mod players;
