@@ -12,7 +12,9 @@ use anyhow::{Context, bail};
 use serde::Serialize;
 use shax_core::{Color, Rules};
 use shax_train::elo::elo_interval;
-use shax_train::{GameRecord, GameSummary, MatchTally, ThinkStats, openings, write_records};
+use shax_train::{
+    GameRecord, GameResult, GameSummary, MatchTally, ThinkStats, a_color, openings, write_records,
+};
 
 use super::partial::PartialRecords;
 use super::progress::with_progress;
@@ -279,7 +281,7 @@ fn worker(
         if i >= s.games {
             break;
         }
-        let a_white = i.is_multiple_of(2);
+        let a_white = a_color(i) == Color::White;
         let (w, b) = if a_white {
             (&mut ea, &mut eb)
         } else {
@@ -294,7 +296,7 @@ fn worker(
                 eb = Engine::start(&s.b, &s.rules_arg)?;
             }
         }
-        partial.keep(&game_record(s, i, &r, (&names.0, &names.1)).0);
+        partial.keep(&game_record(s, i, &r, (&names.0, &names.1)));
         let mut all = results.lock().expect("results lock");
         all[i] = Some(r);
         eprintln!("  match: {}", running_tally(&all));
@@ -306,16 +308,11 @@ fn worker(
     Ok(())
 }
 
-/// A's value of game `i` (1, 0.5 or 0) from its outcome or fault.
-fn a_value(i: usize, g: &Refereed) -> f64 {
-    let winner = match &g.fault {
+/// A game's winner: the opponent of an engine at fault, else the rules'.
+fn winner(g: &Refereed) -> Option<Color> {
+    match &g.fault {
         Some((side, _)) => Some(side.opponent()),
         None => g.game.outcome().and_then(|o| o.winner),
-    };
-    match winner {
-        None => 0.5,
-        Some(w) if w == a_color(i) => 1.0,
-        Some(_) => 0.0,
     }
 }
 
@@ -324,13 +321,10 @@ fn running_tally(all: &[Option<Refereed>]) -> String {
     let (mut w, mut d, mut l) = (0, 0, 0);
     for (i, g) in all.iter().enumerate() {
         if let Some(g) = g {
-            let v = a_value(i, g);
-            if v > 0.75 {
-                w += 1;
-            } else if v < 0.25 {
-                l += 1;
-            } else {
-                d += 1;
+            match GameResult::of(winner(g), a_color(i)) {
+                GameResult::Win => w += 1,
+                GameResult::Draw => d += 1,
+                GameResult::Loss => l += 1,
             }
         }
     }
@@ -354,13 +348,8 @@ fn think(t: (u64, f64, f64)) -> ThinkStats {
 }
 
 /// Game `i`'s record (a forfeit is recorded as a loss of the engine at
-/// fault) and its winner.
-fn game_record(
-    s: &Setup,
-    i: usize,
-    g: &Refereed,
-    (an, bn): (&str, &str),
-) -> (GameRecord, Option<Color>) {
+/// fault).
+fn game_record(s: &Setup, i: usize, g: &Refereed, (an, bn): (&str, &str)) -> GameRecord {
     let (white, black) = if a_color(i) == Color::White {
         (an, bn)
     } else {
@@ -368,12 +357,11 @@ fn game_record(
     };
     let opening = s.lines[i / 2].len().min(g.game.len());
     let mut rec = GameRecord::new(&g.game, opening, white, black, s.seed);
-    let Some((side, f)) = &g.fault else {
-        return (rec, g.game.outcome().and_then(|o| o.winner));
-    };
-    rec.winner = side.opponent().name().to_string();
-    rec.reason = f.reason().to_string();
-    (rec, Some(side.opponent()))
+    if let Some((side, f)) = &g.fault {
+        rec.winner = side.opponent().name().to_string();
+        rec.reason = f.reason().to_string();
+    }
+    rec
 }
 
 /// Game `i`'s forfeit, if an engine lost it by a fault.
@@ -386,15 +374,6 @@ fn forfeit(i: usize, g: &Refereed) -> Option<Forfeit> {
         reason: f.reason().to_string(),
         detail: f.to_string(),
     })
-}
-
-/// A's colour in game `i`: White in the even games.
-fn a_color(i: usize) -> Color {
-    if i.is_multiple_of(2) {
-        Color::White
-    } else {
-        Color::Black
-    }
 }
 
 /// Tallies the games from A's side and builds their records.
@@ -419,7 +398,7 @@ fn summarize(
     };
     let mut records = Vec::with_capacity(played.len());
     for (i, g) in played.into_iter().enumerate() {
-        let (rec, winner) = game_record(s, i, &g, (&an, &bn));
+        let rec = game_record(s, i, &g, (&an, &bn));
         r.forfeits.extend(forfeit(i, &g));
         let (a, b) = (
             think(g.think[a_color(i).index()]),
@@ -427,7 +406,7 @@ fn summarize(
         );
         r.tally.add(GameSummary {
             a_color: a_color(i),
-            winner,
+            winner: winner(&g),
             reason: &rec.reason,
             actions: g.game.len(),
             think: (&a, &b),

@@ -489,8 +489,9 @@ pub fn run_arena(cfg: &ArenaConfig, registry: &Registry) -> Result<ArenaResult, 
     Ok(r)
 }
 
-/// A's colour in game `i` of a match: White in the even ones.
-fn a_color(i: usize) -> Color {
+/// A's colour in game `i` of a match (`shax arena`, `shax match`): White in
+/// the even games, so each opening is played once with each colour.
+pub fn a_color(i: usize) -> Color {
     if i.is_multiple_of(2) {
         Color::White
     } else {

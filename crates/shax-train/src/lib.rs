@@ -59,7 +59,7 @@ mod tune;
 
 pub use arena::{
     ArenaConfig, ArenaError, ArenaResult, ColorStats, FinishedGame, GameHook, GameResult,
-    GameSummary, MAX_IN_FLIGHT, MatchTally, ThinkStats, openings, run_arena,
+    GameSummary, MAX_IN_FLIGHT, MatchTally, ThinkStats, a_color, openings, run_arena,
 };
 pub use bench::{DEFAULT_TRAIN_BENCH_BATCHES, TrainBatchFigures, TrainBenchReport, bench_train};
 pub use checkpoints::{KEEP_NEWEST_CHECKPOINTS, TrainState};
