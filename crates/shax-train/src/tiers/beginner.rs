@@ -34,6 +34,13 @@ pub(super) fn settle_beginner(
         Need::AtLeast(_) => (chosen[0] + 1..=highest_below(1, chosen, r)).collect(),
         Need::Below(_) => (0..chosen[0]).rev().collect(),
     };
+    if others.is_empty() {
+        w.line(&format!(
+            "  {failed}; {}",
+            none_to_try(failed.need, &r.names)
+        ));
+        return Ok(checks);
+    }
     w.line(&format!("  {failed}; other candidates are tried"));
     for q in others.into_iter().take(r.tries as usize) {
         let tried = checks_of(cfg, q, w)?;
@@ -56,6 +63,23 @@ pub(super) fn settle_beginner(
         r.names[0]
     ));
     Ok(checks)
+}
+
+/// Why no candidate can replace a beginner that failed a check of `need`,
+/// and which flag would let one in.
+fn none_to_try(need: Need, names: &[String]) -> String {
+    match need {
+        Need::AtLeast(_) => format!(
+            "no stronger candidate fits under {} and --beginner-below: {} stays \
+             (add checkpoints, sims or temps between them)",
+            names[1], names[0]
+        ),
+        Need::Below(_) => format!(
+            "no weaker candidate is rated at or above --beginner-floor against random: \
+             {} stays (a lower --beginner-floor lets weaker candidates in)",
+            names[0]
+        ),
+    }
 }
 
 /// Pool position `p`'s checks, played through `w`.
@@ -232,6 +256,7 @@ mod tests {
         elo: Vec<f64>,
         bound: f64,
         games: u64,
+        lines: Vec<String>,
     }
 
     impl World {
@@ -251,7 +276,9 @@ mod tests {
             self.expected(self.elo[upper], self.elo[lower], games)
         }
 
-        fn line(&mut self, _: &str) {}
+        fn line(&mut self, line: &str) {
+            self.lines.push(line.to_string());
+        }
     }
 
     impl Checks for World {
@@ -263,9 +290,9 @@ mod tests {
 
     /// `beginner` at `chosen[0]` under easy at `chosen[1]`, settled in a
     /// 60-85% band with a floor of 85% against random and a bound at 500:
-    /// the beginner kept, easy's score over it, the checks' verdicts and the
-    /// games played.
-    fn settle(elo: &[f64], mut chosen: [usize; 2]) -> (usize, f64, Vec<bool>, u64) {
+    /// the beginner kept, easy's score over it, the checks' verdicts, the
+    /// games played and the lines said.
+    fn settle(elo: &[f64], mut chosen: [usize; 2]) -> (usize, f64, Vec<bool>, u64, Vec<String>) {
         let cfg = config(0.85, Some("alphabeta:depth=2"));
         let r = Refine {
             band: (0.6, 0.85),
@@ -279,29 +306,49 @@ mod tests {
             elo: elo.to_vec(),
             bound: 500.0,
             games: 0,
+            lines: Vec::new(),
         };
         let mut out = vec![None, Some(w.play((chosen[1], chosen[0]), 200, 0).unwrap())];
         w.games = 0;
         let checks = settle_beginner(&cfg, &r, &mut chosen, &mut out, &mut w).unwrap();
         let passed = checks.iter().map(BeginnerCheck::passed).collect();
-        (chosen[0], out[1].unwrap().score(), passed, w.games)
+        (chosen[0], out[1].unwrap().score(), passed, w.games, w.lines)
     }
 
     #[test]
     fn a_beginner_that_fails_a_check_gives_way_to_one_that_passes() {
         // Too weak for random (64%): 280 is too (83%); 380 passes both
         // checks but easy (700) scores 86% over it; 460 fits (easy 80%).
-        let (kept, easy, passed, _) = settle(&[100.0, 280.0, 380.0, 460.0, 700.0], [0, 4]);
+        let (kept, easy, passed, ..) = settle(&[100.0, 280.0, 380.0, 460.0, 700.0], [0, 4]);
         assert_eq!((kept, passed), (3, vec![true, true]));
         assert!((easy - 0.8).abs() < 0.01, "{easy}");
         // Not under the bound (520 against 500): the nearest weaker, 460, fits.
-        let (kept, _, passed, _) = settle(&[100.0, 300.0, 460.0, 520.0, 700.0], [3, 4]);
+        let (kept, _, passed, ..) = settle(&[100.0, 300.0, 460.0, 520.0, 700.0], [3, 4]);
         assert_eq!((kept, passed), (2, vec![true, true]));
         // None fits: the beginner stays, and its failed check is reported.
-        let (kept, _, passed, _) = settle(&[100.0, 280.0, 380.0, 700.0], [0, 3]);
+        let (kept, _, passed, ..) = settle(&[100.0, 280.0, 380.0, 700.0], [0, 3]);
         assert_eq!((kept, passed), (0, vec![false, true]));
         // A beginner that passes plays its two checks and nothing more.
-        let (kept, _, passed, games) = settle(&[100.0, 280.0, 460.0, 700.0], [2, 3]);
+        let (kept, _, passed, games, _) = settle(&[100.0, 280.0, 460.0, 700.0], [2, 3]);
         assert_eq!((kept, passed, games), (2, vec![true, true], 400));
+    }
+
+    #[test]
+    fn a_beginner_with_no_candidate_to_try_says_which_flag_lets_one_in() {
+        // The weakest candidate the floor allows is too strong for the bound
+        // (520 against 500): nothing weaker is in the pool to try.
+        let (kept, _, passed, games, lines) = settle(&[520.0, 700.0], [0, 1]);
+        assert_eq!((kept, passed, games), (0, vec![true, false], 400));
+        let said = lines.join("\n");
+        assert!(said.contains("lower --beginner-floor"), "{said}");
+        assert!(!said.contains("are tried"), "{said}");
+        // Too weak for random (64%) with nothing between it and easy.
+        let (kept, _, passed, games, lines) = settle(&[100.0, 700.0], [0, 1]);
+        assert_eq!((kept, passed, games), (0, vec![false, true], 400));
+        let said = lines.join("\n");
+        assert!(
+            said.contains("no stronger candidate fits under easy"),
+            "{said}"
+        );
     }
 }
