@@ -37,7 +37,7 @@ pub(super) fn settle_beginner(
     if others.is_empty() {
         w.line(&format!(
             "  {failed}; {}",
-            none_to_try(failed.need, &r.names)
+            none_to_try(failed.need, &r.names, cfg.beginner_below.is_some())
         ));
         return Ok(checks);
     }
@@ -66,11 +66,13 @@ pub(super) fn settle_beginner(
 }
 
 /// Why no candidate can replace a beginner that failed a check of `need`,
-/// and which flag would let one in.
-fn none_to_try(need: Need, names: &[String]) -> String {
+/// and which flag would let one in (`bounded`: there is a
+/// `--beginner-below`).
+fn none_to_try(need: Need, names: &[String], bounded: bool) -> String {
+    let below = if bounded { " and --beginner-below" } else { "" };
     match need {
         Need::AtLeast(_) => format!(
-            "no stronger candidate fits under {} and --beginner-below: {} stays \
+            "no stronger candidate fits under {}{below}: {} stays \
              (add checkpoints, sims or temps between them)",
             names[1], names[0]
         ),
