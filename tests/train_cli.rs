@@ -46,12 +46,17 @@ fn smoke_config_runs_the_whole_loop() {
         &r,
         "--set",
         "train.search_value_weight=0.5",
+        "--set",
+        "model.material_head=true",
     ]);
     assert_eq!(code, 0, "{stdout}\n{stderr}");
     assert!(stdout.contains("step 20"), "{stdout}");
-    // The override is what the run recorded (and trained with).
+    // The material head trains: its loss is in each checkpoint's line.
+    assert!(stdout.contains(", material "), "{stdout}");
+    // The overrides are what the run recorded (and trained with).
     let recorded = fs::read_to_string(run.join("config.toml")).unwrap();
     assert!(recorded.contains("search_value_weight = 0.5"), "{recorded}");
+    assert!(recorded.contains("material_head = true"), "{recorded}");
     for f in ["config.toml", "train.log", "elo.jsonl", "best.txt"] {
         assert!(run.join(f).is_file(), "{f}");
     }

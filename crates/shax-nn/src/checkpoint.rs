@@ -5,7 +5,7 @@
 //! - `net.meta.toml`: the metadata, read first, `format_version` its first key:
 //!
 //! ```toml
-//! format_version = 3
+//! format_version = 4
 //! encoder_version = 1
 //! step = 0
 //! created_unix = 1764417600
@@ -25,8 +25,9 @@
 //! Format 1 (up to the three-way value head) had no `value_head` key: its
 //! networks have the scalar head, and they load as such. Format 2 had no
 //! `encoder` key in `[model]`: its networks use the top-level
-//! `encoder_version` (always 1 then). This build writes format 3, where the
-//! two agree.
+//! `encoder_version` (always 1 then). Format 3 had no `material_head` key:
+//! its networks have none. This build writes format 4; an older build refuses
+//! it by its version rather than by the new key.
 //!
 //! Both files are written to temporary names and renamed into place, so a
 //! reader never sees a half-written file; the metadata holds the record's size
@@ -49,7 +50,7 @@ use crate::evaluator::NetWeights;
 use crate::model::{ModelConfig, PolicyValueNet, ValueHead};
 
 /// Version of the metadata file's format this build writes.
-pub const FORMAT_VERSION: u32 = 3;
+pub const FORMAT_VERSION: u32 = 4;
 
 /// The oldest format version this build reads (format 1: scalar value head).
 pub const OLDEST_FORMAT_VERSION: u32 = 1;

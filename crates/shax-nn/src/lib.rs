@@ -58,8 +58,9 @@ pub use encoder::{
 };
 pub use evaluator::{DEFAULT_BATCH, NetEvaluator, NetWeights, WeightsError};
 pub use model::{
-    Loss, MAX_BLOCKS, MAX_WIDTH, ModelConfig, ModelConfigError, PolicyValueNet, ResidualBlock,
-    ValueHead, alphazero_loss, head_value,
+    HeadOutputs, Loss, MATERIAL_HORIZON, MATERIAL_TARGETS, MAX_BLOCKS, MAX_WIDTH, ModelConfig,
+    ModelConfigError, PolicyValueNet, ResidualBlock, ValueHead, alphazero_loss, head_value,
+    material_loss,
 };
 pub use player::{BATCH, DEFAULT_SIMS, SIMS, TEMP, WeightsCache, net_help, register_net, registry};
 

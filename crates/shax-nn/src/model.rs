@@ -6,6 +6,7 @@
 //! policy head: Linear(H, POLICY_SIZE)                       logits [B, 600]
 //! value head:  Linear(H, V) -> ReLU -> Linear(V, 3)         win/draw/loss logits [B, 3]
 //!               (value_head = "scalar": Linear(V, 1) -> tanh value [B, 1])
+//! material head (material_head = true, training only): Linear(H, 2) -> tanh [B, 2]
 //! ```
 //!
 //! The logits are raw: search masks them to the legal actions. Search sees one
@@ -13,6 +14,13 @@
 //! default, as lc0's), or the scalar head's tanh. The three-way head is
 //! trained by cross-entropy and tells a draw from a coin flip; the scalar
 //! head (the only one up to checkpoint format 1) by squared error.
+//!
+//! The optional material head is an auxiliary target, as KataGo's score and
+//! ownership heads: it predicts the difference in pieces (on the board and in
+//! hand, the player to act's minus the opponent's, over the rules' pieces per
+//! side) a few actions ahead and at the game's end. Search never reads it;
+//! training its squared error gives the trunk a dense signal about mills and
+//! captures that the game's result alone gives rarely.
 //!
 //! # The default size, measured
 //!
@@ -123,7 +131,19 @@ pub struct ModelConfig {
     /// line threats and mobility planes), which sets the input width.
     #[config(default = 1)]
     pub encoder: u32,
+    /// An auxiliary head predicting piece differences ([`MATERIAL_TARGETS`]),
+    /// trained beside the value; search ignores it.
+    #[config(default = false)]
+    pub material_head: bool,
 }
+
+/// Outputs of the material head: the piece difference
+/// [`MATERIAL_HORIZON`] actions ahead (or at the end, if sooner), and at the
+/// game's end.
+pub const MATERIAL_TARGETS: usize = 2;
+
+/// How many actions ahead the material head's first output looks.
+pub const MATERIAL_HORIZON: usize = 12;
 
 /// A problem with a model configuration, naming the key.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -160,6 +180,7 @@ struct ModelFile {
     layer_norm: Option<bool>,
     value_head: Option<ValueHead>,
     encoder: Option<u32>,
+    material_head: Option<bool>,
 }
 
 impl Default for ModelConfig {
@@ -178,8 +199,8 @@ fn key_at(text: &str, at: usize) -> Option<String> {
 
 impl ModelConfig {
     /// Reads a model file: any of the keys `hidden`, `blocks`, `value_hidden`,
-    /// `layer_norm`, `value_head` (`"wdl"` or `"scalar"`); the others keep
-    /// their defaults.
+    /// `layer_norm`, `value_head` (`"wdl"` or `"scalar"`), `encoder`,
+    /// `material_head`; the others keep their defaults.
     ///
     /// # Errors
     ///
@@ -210,6 +231,7 @@ impl ModelConfig {
             layer_norm: file.layer_norm.unwrap_or(d.layer_norm),
             value_head: file.value_head.unwrap_or(d.value_head),
             encoder: file.encoder.unwrap_or(d.encoder),
+            material_head: file.material_head.unwrap_or(d.material_head),
         };
         config.validate()?;
         Ok(config)
@@ -219,13 +241,14 @@ impl ModelConfig {
     /// back to the same value: every key.
     pub fn to_toml(&self) -> String {
         format!(
-            "hidden = {}\nblocks = {}\nvalue_hidden = {}\nlayer_norm = {}\nvalue_head = \"{}\"\nencoder = {}\n",
+            "hidden = {}\nblocks = {}\nvalue_hidden = {}\nlayer_norm = {}\nvalue_head = \"{}\"\nencoder = {}\nmaterial_head = {}\n",
             self.hidden,
             self.blocks,
             self.value_hidden,
             self.layer_norm,
             self.value_head.name(),
-            self.encoder
+            self.encoder,
+            self.material_head
         )
     }
 
@@ -283,10 +306,16 @@ impl ModelConfig {
             + linear(h, POLICY_SIZE)
             + linear(h, v)
             + linear(v, self.value_head.outputs())
+            + if self.material_head {
+                linear(h, MATERIAL_TARGETS)
+            } else {
+                0
+            }
     }
 
     /// Floating-point operations of one evaluation (a multiply-add counts two;
-    /// matrix products only, the elementwise steps are a few percent more).
+    /// matrix products only, the elementwise steps are a few percent more;
+    /// search never runs the material head).
     pub fn flops_per_eval(&self) -> usize {
         let (h, v) = (self.hidden, self.value_hidden);
         let out = self.value_head.outputs();
@@ -313,6 +342,9 @@ impl ModelConfig {
             policy: LinearConfig::new(h, POLICY_SIZE).init(device),
             value_hidden: LinearConfig::new(h, self.value_hidden).init(device),
             value_out: LinearConfig::new(self.value_hidden, self.value_head.outputs()).init(device),
+            material: self
+                .material_head
+                .then(|| LinearConfig::new(h, MATERIAL_TARGETS).init(device)),
         }
     }
 }
@@ -386,6 +418,19 @@ pub struct PolicyValueNet {
     policy: Linear,
     value_hidden: Linear,
     value_out: Linear,
+    material: Option<Linear>,
+}
+
+/// What [`PolicyValueNet::forward_train`] returns: every head's raw output.
+#[derive(Clone, Debug)]
+pub struct HeadOutputs {
+    /// Policy logits `[B, POLICY_SIZE]`.
+    pub logits: Tensor<2>,
+    /// The value head's raw output: `[B, 3]` win/draw/loss logits or `[B, 1]` before tanh.
+    pub value: Tensor<2>,
+    /// The material head's predictions in `[-1, 1]`, `[B, MATERIAL_TARGETS]`,
+    /// when the network has one.
+    pub material: Option<Tensor<2>>,
 }
 
 impl PolicyValueNet {
@@ -439,10 +484,42 @@ impl PolicyValueNet {
     ///
     /// Panics when the input's second dimension is not `F`.
     pub fn forward_raw(&self, input: Tensor<2>) -> (Tensor<2>, Tensor<2>) {
+        let x = self.trunk(input); // [B, H]
+        self.policy_value(x)
+    }
+
+    /// Runs every head on encoded positions `[B, F]`, the material head too
+    /// when there is one: what training needs.
+    ///
+    /// # Panics
+    ///
+    /// Panics when the input's second dimension is not `F` (see
+    /// [`PolicyValueNet::forward_raw`]).
+    pub fn forward_train(&self, input: Tensor<2>) -> HeadOutputs {
+        let x = self.trunk(input); // [B, H]
+        let material = self.material.as_ref().map(|m| m.forward(x.clone()).tanh()); // [B, 2]
+        let (logits, value) = self.policy_value(x);
+        HeadOutputs {
+            logits,
+            value,
+            material,
+        }
+    }
+
+    /// Whether the network has the material head.
+    pub fn has_material_head(&self) -> bool {
+        self.material.is_some()
+    }
+
+    fn trunk(&self, input: Tensor<2>) -> Tensor<2> {
         let mut x = relu(self.input.forward(input)); // [B, F] -> [B, H]
         for block in &self.blocks {
             x = block.forward(x); // [B, H]
         }
+        x
+    }
+
+    fn policy_value(&self, x: Tensor<2>) -> (Tensor<2>, Tensor<2>) {
         let logits = self.policy.forward(x.clone()); // [B, POLICY_SIZE]
         let v = relu(self.value_hidden.forward(x)); // [B, V]
         (logits, self.value_out.forward(v)) // [B, 3] or [B, 1]
@@ -508,6 +585,14 @@ pub fn alphazero_loss(
         (target_wdl * log_v).sum_dim(1).neg().mean() // [B, 1] -> [1]
     };
     Loss { policy, value }
+}
+
+/// The material head's loss: the squared error of its predictions
+/// (`[B, MATERIAL_TARGETS]`, in `[-1, 1]`) against the targets of the same
+/// shape, summed over the targets and averaged over the batch. Returns `[1]`.
+pub fn material_loss(predicted: Tensor<2>, target: Tensor<2>) -> Tensor<1> {
+    let diff = predicted - target; // [B, T]
+    (diff.clone() * diff).sum_dim(1).mean() // [B, 1] -> [1]
 }
 
 #[cfg(test)]
@@ -603,6 +688,41 @@ mod tests {
             let c = ModelConfig::new().with_value_head(head);
             assert_eq!(ModelConfig::from_toml(&c.to_toml()).unwrap(), c);
         }
+    }
+
+    /// The material head: in training's outputs only, `[B, 2]` in `[-1, 1]`,
+    /// the other heads as `forward_raw`'s; its loss sums the squared errors
+    /// over the targets and averages over the batch.
+    #[test]
+    fn the_material_head_trains_beside_the_others() {
+        let device = Backend::Cpu.device();
+        let config = ModelConfig::new()
+            .with_hidden(8)
+            .with_blocks(1)
+            .with_material_head(true);
+        assert_eq!(ModelConfig::from_toml(&config.to_toml()).unwrap(), config);
+        let x = Tensor::<2>::ones([5, crate::FEATURES], &device) * 3.0; // [5, FEATURES]
+        let read = |t: Tensor<2>| t.try_into_vec_as::<f32>().unwrap();
+        for (net, head) in [
+            (config.init(&device), true),
+            (ModelConfig::new().init(&device), false),
+        ] {
+            let out = net.forward_train(x.clone());
+            let (logits, value) = net.forward_raw(x.clone());
+            assert_eq!(read(out.logits), read(logits));
+            assert_eq!(read(out.value), read(value));
+            assert_eq!(out.material.is_some(), head);
+            if let Some(m) = out.material {
+                assert_eq!(m.dims(), [5, MATERIAL_TARGETS]);
+                assert!(read(m).iter().all(|v| (-1.0..=1.0).contains(v)));
+            }
+        }
+        let t =
+            |v: Vec<f32>| Tensor::<2>::from_data(burn::tensor::TensorData::new(v, [2, 2]), &device);
+        let loss = material_loss(t(vec![0.5, 0.0, -0.5, 1.0]), t(vec![0.0, 0.0, 0.5, 0.0]));
+        let loss = loss.try_into_vec_as::<f32>().unwrap()[0];
+        // Rows: 0.25 + 0, 1 + 1; the mean of 0.25 and 2.
+        assert!((loss - 1.125).abs() < 1e-6, "{loss}");
     }
 
     #[test]

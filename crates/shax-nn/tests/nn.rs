@@ -153,7 +153,7 @@ mod checkpoint {
         save_checkpoint(&path, net, &meta(rules, &config)).unwrap();
         assert!(metadata_path(&path).ends_with("net.meta.toml"));
         let text = std::fs::read_to_string(metadata_path(&path)).unwrap();
-        assert!(text.starts_with("format_version = 3\n"), "{text}");
+        assert!(text.starts_with("format_version = 4\n"), "{text}");
 
         let loaded = load_checkpoint(&path, Some(&rules), &Backend::Cpu.device()).unwrap();
         assert_eq!(loaded.meta, meta(rules, &config));
@@ -264,13 +264,13 @@ mod checkpoint {
         let err = load_checkpoint(&path, None, &Backend::Cpu.device()).unwrap_err();
         assert!(err.to_string().contains("[model] encoder = 1"), "{err}");
 
-        rewrite_meta(&path, "format_version = 3\n", "format_version = 4\n");
+        rewrite_meta(&path, "format_version = 4\n", "format_version = 5\n");
         let err = load_checkpoint(&path, None, &Backend::Cpu.device()).unwrap_err();
         assert!(
-            matches!(err, CheckpointError::FormatVersion { found: 4, .. }),
+            matches!(err, CheckpointError::FormatVersion { found: 5, .. }),
             "{err:?}"
         );
-        assert!(err.to_string().contains("reads 1 to 3"), "{err}");
+        assert!(err.to_string().contains("reads 1 to 4"), "{err}");
         std::fs::remove_dir_all(dir).unwrap();
     }
 
@@ -296,7 +296,7 @@ mod checkpoint {
 
         init_checkpoint(&rules, &tiny(), &path).unwrap();
         rewrite_meta(&path, "encoder = 1\n", "");
-        rewrite_meta(&path, "format_version = 3\n", "format_version = 2\n");
+        rewrite_meta(&path, "format_version = 4\n", "format_version = 2\n");
         let loaded = load_checkpoint(&path, Some(&rules), &Backend::Cpu.device()).unwrap();
         assert_eq!(loaded.meta.model.encoder, 1);
         std::fs::remove_dir_all(dir).unwrap();
@@ -314,9 +314,36 @@ mod checkpoint {
         rewrite_meta(&path, "value_head = \"scalar\"\n", "");
         let err = load_checkpoint(&path, None, &Backend::Cpu.device()).unwrap_err();
         assert!(matches!(err, CheckpointError::Record { .. }), "{err:?}");
-        rewrite_meta(&path, "format_version = 3\n", "format_version = 1\n");
+        rewrite_meta(&path, "format_version = 4\n", "format_version = 1\n");
         let ck = load_checkpoint(&path, None, &Backend::Cpu.device()).unwrap();
         assert_eq!(ck.meta.model, scalar);
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    /// A network with the material head saves and loads with it, evaluating
+    /// as before; a format 3 file (no `material_head` key) is a network without.
+    #[test]
+    fn the_material_head_round_trips_and_format_3_has_none() {
+        let dir = temp_dir("material");
+        let path = dir.join("net.bpk");
+        let config = tiny().with_material_head(true);
+        let rules = Rules::preset(Preset::Morabaraba);
+        let net = config.init(&Backend::Cpu.device());
+        assert!(net.has_material_head());
+        assert_eq!(net.num_params(), config.num_params());
+        assert!(config.num_params() > tiny().num_params());
+        let pos = positions(rules, 5);
+        let before = evaluate(net.clone(), &pos);
+        save_checkpoint(&path, net, &meta(rules, &config)).unwrap();
+        let loaded = load_checkpoint(&path, Some(&rules), &Backend::Cpu.device()).unwrap();
+        assert!(loaded.meta.model.material_head && loaded.net.has_material_head());
+        assert!(evaluate(loaded.net, &pos) == before);
+
+        init_checkpoint(&rules, &tiny(), &path).unwrap();
+        rewrite_meta(&path, "material_head = false\n", "");
+        rewrite_meta(&path, "format_version = 4\n", "format_version = 3\n");
+        let loaded = load_checkpoint(&path, Some(&rules), &Backend::Cpu.device()).unwrap();
+        assert!(!loaded.meta.model.material_head && !loaded.net.has_material_head());
         std::fs::remove_dir_all(dir).unwrap();
     }
 

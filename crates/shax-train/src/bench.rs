@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 use shax_core::{POLICY_SIZE, Position};
-use shax_nn::{Backend, ModelConfig, bench_positions, encode_batch, features};
+use shax_nn::{Backend, MATERIAL_TARGETS, ModelConfig, bench_positions, encode_batch, features};
 
 use crate::config::TrainSection;
 use crate::replay::Batch;
@@ -64,6 +64,7 @@ fn batch_of(positions: &[Position], size: usize, encoder: u32) -> Batch {
         input,
         policy,
         wdl,
+        material: vec![0.0; size * MATERIAL_TARGETS],
     }
 }
 

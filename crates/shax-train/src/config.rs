@@ -177,6 +177,9 @@ pub struct TrainSection {
     /// The share of the search's root value in the value target, the rest
     /// the game's result (0: the result alone, as AlphaZero).
     pub search_value_weight: f64,
+    /// The material head's loss weight in the total loss (used only when
+    /// `model.material_head` is on).
+    pub material_weight: f64,
 }
 
 impl Default for TrainSection {
@@ -199,6 +202,7 @@ impl Default for TrainSection {
             window_exponent: 0.75,
             window_beta: 0.4,
             search_value_weight: 0.0,
+            material_weight: 1.0,
         }
     }
 }
@@ -727,6 +731,7 @@ impl TrainSection {
         range("train.window_exponent", t.window_exponent, 0.01, 1.0)?;
         range("train.window_beta", t.window_beta, 0.0, 10.0)?;
         range("train.search_value_weight", t.search_value_weight, 0.0, 1.0)?;
+        range("train.material_weight", t.material_weight, 0.0, 100.0)?;
         Ok(())
     }
 }

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use rand::Rng;
 use shax_core::{POLICY_SIZE, Position, Rules, Symmetry};
-use shax_nn::encode_batch;
+use shax_nn::{MATERIAL_TARGETS, encode_batch};
 
 use crate::config::TrainSection;
 use crate::selfplay::SelfPlayStats;
@@ -131,7 +131,8 @@ impl ReplayWindow {
 }
 
 /// A training batch: inputs `[B, F]`, dense policy targets
-/// `[B, POLICY_SIZE]`, win/draw/loss value targets `[B, 3]`, row-major.
+/// `[B, POLICY_SIZE]`, win/draw/loss value targets `[B, 3]`, material
+/// targets `[B, MATERIAL_TARGETS]`, row-major.
 #[derive(Clone, Debug, Default)]
 pub struct Batch {
     /// Rows.
@@ -144,6 +145,9 @@ pub struct Batch {
     pub policy: Vec<f32>,
     /// Value targets: win, draw, loss probabilities per row.
     pub wdl: Vec<f32>,
+    /// Material targets per row (see [`Example::material`]); a symmetry
+    /// leaves them as they are.
+    pub material: Vec<f32>,
 }
 
 /// Builds batches: the 16 policy permutations, computed once, the value
@@ -207,6 +211,7 @@ impl Augmenter {
         let mut positions = Vec::with_capacity(n);
         let mut policy = vec![0.0f32; n * POLICY_SIZE];
         let mut wdl = Vec::with_capacity(3 * n);
+        let mut material = Vec::with_capacity(MATERIAL_TARGETS * n);
         for (row, e) in examples.iter().enumerate() {
             let s = Symmetry::ALL[rng.random_range(0..16)];
             let (pos, pol) = self.apply(e, s);
@@ -218,6 +223,7 @@ impl Augmenter {
                 out[i as usize] += p * scale;
             }
             wdl.extend(e.wdl_target(self.search_value_weight));
+            material.extend(e.material);
         }
         let features = shax_nn::features(self.encoder);
         let mut input = Vec::with_capacity(n * features);
@@ -228,6 +234,7 @@ impl Augmenter {
             input,
             policy,
             wdl,
+            material,
         }
     }
 }
@@ -267,6 +274,7 @@ mod tests {
                     policy,
                     value: 0.0,
                     search_value: 0.0,
+                    material: [0.0; 2],
                 };
                 for s in Symmetry::ALL {
                     let (pos, pol) = aug.apply(&ex, s);

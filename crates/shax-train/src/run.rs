@@ -199,6 +199,10 @@ pub fn train(
 struct Losses {
     policy: f64,
     value: f64,
+    /// The material head's loss, summed (`None` without the head).
+    material: Option<f64>,
+    /// What was minimised, summed (see [`crate::trainer::StepLoss::total`]).
+    total: f64,
     steps: u64,
     lr: f64,
     seconds: f64,
@@ -493,6 +497,8 @@ impl<'a> Run<'a> {
         let mut l = Losses {
             policy: 0.0,
             value: 0.0,
+            material: None,
+            total: 0.0,
             steps: 0,
             lr: self.trainer.lr(),
             seconds: 0.0,
@@ -508,6 +514,10 @@ impl<'a> Run<'a> {
             let step = self.trainer.train_step(&b)?;
             l.policy += f64::from(step.policy);
             l.value += f64::from(step.value);
+            l.total += f64::from(step.total);
+            if let Some(m) = step.material {
+                *l.material.get_or_insert(0.0) += f64::from(m);
+            }
             l.steps += 1;
             if l.predictions.len() < 4096 {
                 let n = step.predictions.len().min(256);
@@ -557,11 +567,14 @@ impl<'a> Run<'a> {
         write_tb_state(&mut self.tb, &self.state);
         self.summary.checkpoints += 1;
         self.log.line(&format!(
-            "step {} | loss {:.3} (policy {:.3}, value {:.3}) | lr {:.2e} | {} games, {:.1} positions/s {}, {:.0} samples/s training | window {}",
+            "step {} | loss {:.3} (policy {:.3}, value {:.3}{}) | lr {:.2e} | {} games, {:.1} positions/s {}, {:.0} samples/s training | window {}",
             self.trainer.step,
-            l.mean(l.policy + l.value),
+            l.mean(l.total),
             l.mean(l.policy),
             l.mean(l.value),
+            l.material
+                .map(|m| format!(", material {:.3}", l.mean(m)))
+                .unwrap_or_default(),
             l.lr,
             fresh.stats.games,
             fresh.stats.positions as f64 / gather_secs,
@@ -769,7 +782,7 @@ fn interval_scalars(
     let values = [
         ("loss/policy", l.mean(l.policy)),
         ("loss/value", l.mean(l.value)),
-        ("loss/total", l.mean(l.policy + l.value)),
+        ("loss/total", l.mean(l.total)),
         ("train/lr", l.lr),
         (
             "train/samples_per_sec",
@@ -789,8 +802,10 @@ fn interval_scalars(
         ("run/hours", elapsed / 3600.0),
         ("run/cpu_hours", cpu / 3600.0),
     ];
+    let material = l.material.map(|m| (crate::tb::MATERIAL_LOSS, l.mean(m)));
     values
         .into_iter()
+        .chain(material)
         .map(|(k, v)| (k.to_string(), v as f32))
         .collect()
 }
@@ -847,6 +862,8 @@ mod tests {
         let l = Losses {
             policy: 1.0,
             value: 1.0,
+            material: None,
+            total: 2.0,
             steps: 1,
             lr: 0.1,
             seconds: 1.0,
@@ -860,6 +877,14 @@ mod tests {
         let mut want: Vec<String> = crate::tb::TRAINING_TAGS.map(String::from).to_vec();
         want.sort();
         assert_eq!(tags, want);
+        let l = Losses {
+            material: Some(0.5),
+            ..l
+        };
+        let scalars = interval_scalars(&fresh, 1.0, &l, (8, 0), (0.0, 0.0));
+        assert_eq!(scalars.get(crate::tb::MATERIAL_LOSS), Some(&0.5));
+        // Every tag but the histogram, and the material loss.
+        assert_eq!(scalars.len(), crate::tb::TRAINING_TAGS.len());
     }
 
     /// Busy work shows up in the process's CPU time (on a loaded machine the

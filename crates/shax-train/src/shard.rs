@@ -29,6 +29,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use shax_core::{Action, Color, Outcome, Position, Reason, Rules, RulesError};
+use shax_nn::{MATERIAL_HORIZON, MATERIAL_TARGETS};
 
 /// The shard format's magic bytes.
 pub const SHARD_MAGIC: &[u8; 8] = b"SHAXSHRD";
@@ -150,6 +151,10 @@ pub struct Example {
     pub value: f32,
     /// The search's root value for the position's player to act.
     pub search_value: f32,
+    /// The material head's targets for the position's player to act: the
+    /// piece difference [`MATERIAL_HORIZON`] actions later (the end, if
+    /// sooner) and at the end, each over the rules' pieces per side.
+    pub material: [f32; MATERIAL_TARGETS],
 }
 
 impl Example {
@@ -189,21 +194,46 @@ impl Shard {
     /// The training examples of one of its games.
     pub fn game_examples(&self, g: &GameData) -> Vec<Example> {
         let mut out = Vec::with_capacity(g.samples.len());
+        let material = white_material(self.rules, &g.actions);
+        let end = material.len() - 1;
         let mut pos = Position::new(self.rules);
         let mut next = g.samples.iter().peekable();
         for (ply, &a) in g.actions.iter().enumerate() {
             while let Some(s) = next.next_if(|s| s.ply as usize == ply) {
+                let sign = if pos.to_act() == Color::White {
+                    1.0
+                } else {
+                    -1.0
+                };
+                let ahead = material[(ply + MATERIAL_HORIZON).min(end)];
                 out.push(Example {
                     position: pos,
                     policy: s.policy.clone(),
                     value: g.outcome.value_for(pos.to_act()),
                     search_value: s.root_value,
+                    material: [sign * ahead, sign * material[end]],
                 });
             }
             pos.play_unchecked(a);
         }
         out
     }
+}
+
+/// White's pieces minus Black's (on the board and in hand) over the rules'
+/// pieces per side, before each of `actions` and after the last.
+fn white_material(rules: Rules, actions: &[Action]) -> Vec<f32> {
+    let per_side = f32::from(rules.pieces.max(1));
+    let diff =
+        |p: &Position| (p.pieces(Color::White) as f32 - p.pieces(Color::Black) as f32) / per_side;
+    let mut pos = Position::new(rules);
+    let mut out = Vec::with_capacity(actions.len() + 1);
+    out.push(diff(&pos));
+    for &a in actions {
+        pos.play_unchecked(a);
+        out.push(diff(&pos));
+    }
+    out
 }
 
 fn fnv1a64(bytes: &[u8]) -> u64 {
@@ -562,6 +592,60 @@ mod tests {
             };
             assert_eq!(e.value, expect);
         }
+    }
+
+    /// Each example's material targets: the piece difference for its player
+    /// to act `MATERIAL_HORIZON` actions later (the end, if sooner) and at
+    /// the end, over the pieces per side, on a random game with captures.
+    #[test]
+    fn material_targets_look_ahead_from_the_player_to_act() {
+        use rand::{Rng, SeedableRng};
+        let rules = Rules::preset(shax_core::Preset::NineMensMorris);
+        let mut rng = rand::rngs::SmallRng::seed_from_u64(5);
+        let mut game = Game::new(rules);
+        let mut positions = Vec::new();
+        while game.outcome().is_none() {
+            positions.push(*game.position());
+            let legal = game.legal_actions();
+            game.play(legal[rng.random_range(0..legal.len())]).unwrap();
+        }
+        positions.push(*game.position());
+        let samples = (0..game.len() as u32)
+            .map(|ply| SearchSample {
+                ply,
+                root_value: 0.0,
+                policy: Vec::new(),
+            })
+            .collect();
+        let shard = Shard {
+            rules,
+            net_step: 0,
+            sims: 0,
+            seconds: 0.0,
+            games: vec![GameData {
+                actions: game.actions().to_vec(),
+                full_search: vec![true; game.len()],
+                outcome: game.outcome().unwrap(),
+                samples,
+            }],
+        };
+        let diff =
+            |p: &Position, c: Color| (p.pieces(c) as f32 - p.pieces(c.opponent()) as f32) / 9.0;
+        let end = game.position();
+        assert!(
+            end.pieces(Color::White) + end.pieces(Color::Black) < 18,
+            "no capture"
+        );
+        let examples = shard.examples();
+        assert_eq!(examples.len(), game.len());
+        let mut looked_ahead = 0;
+        for (ply, e) in examples.iter().enumerate() {
+            let me = e.position.to_act();
+            let later = &positions[(ply + MATERIAL_HORIZON).min(game.len())];
+            assert_eq!(e.material, [diff(later, me), diff(end, me)], "ply {ply}");
+            looked_ahead += usize::from(e.material[0] != diff(&e.position, me));
+        }
+        assert!(looked_ahead > 0, "every target was the present material");
     }
 
     #[test]

@@ -11,11 +11,16 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use tensorboard_rs::summary_writer::SummaryWriter;
 
+/// The material head's loss (unweighted), written at every checkpoint by runs
+/// whose network has one.
+pub const MATERIAL_LOSS: &str = "loss/material";
+
 /// The histogram of the value head's predictions, written at every checkpoint.
 pub const VALUE_HISTOGRAM: &str = "train/value_predictions";
 
 /// Every tag a run writes at each checkpoint (the scalars, then the
-/// histogram); evaluations add `eval/elo` and `eval/score_vs_<opponent>`.
+/// histogram); evaluations add `eval/elo` and `eval/score_vs_<opponent>`, a
+/// network with the material head [`MATERIAL_LOSS`].
 pub const TRAINING_TAGS: [&str; 16] = [
     "loss/policy",
     "loss/value",

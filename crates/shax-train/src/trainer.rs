@@ -3,7 +3,8 @@
 //! with Adam; L2 with SGD), the learning-rate schedule (following the run's
 //! progress in steps or in hours, whichever is further), and the loss of
 //! [`shax_nn::alphazero_loss`] (policy cross-entropy + the value head's
-//! loss), its two parts kept apart for logging.
+//! loss), plus `train.material_weight` times [`shax_nn::material_loss`] for
+//! a network with the material head, the parts kept apart for logging.
 //!
 //! Optimizer state written before weight decay was decoupled (Adam with L2,
 //! up to commit 67c7f3f) loads as it is: Adam and AdamW keep the same moments
@@ -14,7 +15,10 @@ use shax_nn::burn::optim::decay::WeightDecayConfig;
 use shax_nn::burn::optim::momentum::MomentumConfig;
 use shax_nn::burn::optim::{AdamWConfig, GradientsParams, ModuleOptimizer, SgdConfig};
 use shax_nn::burn::tensor::{Bytes, Device, Tensor, TensorData};
-use shax_nn::{Backend, ModelConfig, NetWeights, PolicyValueNet, alphazero_loss, head_value};
+use shax_nn::{
+    Backend, MATERIAL_TARGETS, ModelConfig, NetWeights, PolicyValueNet, alphazero_loss, head_value,
+    material_loss,
+};
 
 use shax_core::POLICY_SIZE;
 
@@ -33,7 +37,9 @@ pub struct StepLoss {
     pub policy: f32,
     /// Value loss: cross-entropy of the three-way head, squared error of the scalar head.
     pub value: f32,
-    /// Their sum.
+    /// The material head's squared error, unweighted (`None` without the head).
+    pub material: Option<f32>,
+    /// What was minimised: policy + value + `material_weight` x material.
     pub total: f32,
     /// The batch's value predictions.
     pub predictions: Vec<f32>,
@@ -232,16 +238,24 @@ impl Trainer {
         let tp = Tensor::<2>::from_data(TensorData::new(batch.policy.clone(), [n, POLICY_SIZE]), d); // [B, P]
         let tv = Tensor::<2>::from_data(TensorData::new(batch.wdl.clone(), [n, 3]), d); // [B, 3]
         let net = self.net.take().expect("network present between steps");
-        let (logits, raw) = net.forward_raw(x); // [B, P], [B, 3] or [B, 1]
-        let predictions = head_value(raw.clone()).try_into_vec_as::<f32>();
-        let loss = alphazero_loss(logits, raw, tp, tv);
-        let total = loss.policy.clone() + loss.value.clone(); // [1]
+        let out = net.forward_train(x); // [B, P], [B, 3] or [B, 1], [B, 2]
+        let predictions = head_value(out.value.clone()).try_into_vec_as::<f32>();
+        let loss = alphazero_loss(out.logits, out.value, tp, tv);
+        let mut total = loss.policy.clone() + loss.value.clone(); // [1]
+        let material = out.material.map(|m| {
+            let tm = TensorData::new(batch.material.clone(), [n, MATERIAL_TARGETS]);
+            material_loss(m, Tensor::<2>::from_data(tm, d)) // [1]
+        });
+        if let Some(m) = &material {
+            total = total + m.clone().mul_scalar(self.cfg.material_weight); // [1]
+        }
         let read = |t: Tensor<1>| -> Result<f32, TrainError> {
             t.try_into_vec_as::<f32>()
                 .map_err(|e| TrainError(format!("{e:?}")))
                 .map(|v| v.first().copied().unwrap_or(f32::NAN))
         };
         let (p, v) = (read(loss.policy)?, read(loss.value)?);
+        let m = material.map(read).transpose()?;
         let grads = GradientsParams::from_grads(total.backward(), &net);
         let lr = self.lr();
         self.net = Some(self.optim.step(lr, net, grads));
@@ -249,7 +263,8 @@ impl Trainer {
         Ok(StepLoss {
             policy: p,
             value: v,
-            total: p + v,
+            material: m,
+            total: p + v + m.map_or(0.0, |m| m * self.cfg.material_weight as f32),
             predictions: predictions.map_err(|e| TrainError(format!("{e:?}")))?,
         })
     }

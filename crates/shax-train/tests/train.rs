@@ -371,11 +371,41 @@ fn fixed_batch() -> shax_train::Batch {
             policy: legal.iter().map(|a| (a.policy_index() as u16, p)).collect(),
             value: if ply % 2 == 0 { 1.0 } else { -1.0 },
             search_value: 0.0,
+            material: [0.0; 2],
         });
         game.play(legal[(ply * 5) % legal.len()]).unwrap();
     }
     let refs: Vec<&shax_train::Example> = examples.iter().collect();
     shax_train::Augmenter::new().batch(&refs, &mut rand::rngs::SmallRng::seed_from_u64(1))
+}
+
+/// With the material head a step reports the head's loss, the total counts
+/// it at `train.material_weight`, and training on a fixed batch learns the
+/// targets; without the head there is no such loss.
+#[test]
+fn the_material_head_learns_its_targets() {
+    use shax_nn::Backend;
+    use shax_train::Trainer;
+    let mut cfg = tiny();
+    cfg.train.lr = 1e-2;
+    let model = cfg.model.clone().with_material_head(true);
+    let mut batch = fixed_batch();
+    // Positions alternate the player to act: +0.5 for one, -0.25 for the other.
+    batch.material = (0..batch.len)
+        .flat_map(|row| [if row % 2 == 0 { 0.5 } else { -0.25 }; 2])
+        .collect();
+    let mut t = Trainer::new(&model, &cfg.train, 100, Backend::Cpu, 3);
+    let first = t.train_step(&batch).unwrap();
+    let m0 = first.material.expect("the head's loss");
+    let weighted = first.policy + first.value + m0 * cfg.train.material_weight as f32;
+    assert!((first.total - weighted).abs() < 1e-4, "{first:?}");
+    let mut last = m0;
+    for _ in 0..50 {
+        last = t.train_step(&batch).unwrap().material.unwrap();
+    }
+    assert!(last < 0.5 * m0, "material loss {m0} -> {last}");
+    let mut plain = Trainer::new(&cfg.model, &cfg.train, 100, Backend::Cpu, 3);
+    assert_eq!(plain.train_step(&batch).unwrap().material, None);
 }
 
 #[test]
