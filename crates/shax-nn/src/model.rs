@@ -281,12 +281,16 @@ impl ModelConfig {
         )
     }
 
-    /// Whether this config asks for `from`'s network with more residual
-    /// blocks and nothing else changed: [`PolicyValueNet::deepened`] builds it.
-    pub fn deepens(&self, from: &ModelConfig) -> bool {
-        self.blocks > from.blocks
+    /// Whether this config asks for `from`'s network grown and nothing else
+    /// changed: more residual blocks, the material head added, or both.
+    /// [`PolicyValueNet::grown`] builds it.
+    pub fn grows(&self, from: &ModelConfig) -> bool {
+        self != from
+            && self.blocks >= from.blocks
+            && (self.material_head || !from.material_head)
             && ModelConfig {
                 blocks: from.blocks,
+                material_head: from.material_head,
                 ..self.clone()
             } == *from
     }
@@ -452,25 +456,28 @@ impl PolicyValueNet {
         }
     }
 
-    /// The same function with `to.blocks` residual blocks: the blocks of
-    /// `to` beyond this network's are appended after the trunk as identities
-    /// ([`ModelConfig::deepens`] says when `to` fits), and training takes it
-    /// from there: a deeper network that starts as strong as this one.
+    /// The same function in the shape `to` ([`ModelConfig::grows`] says
+    /// when it fits): the blocks of `to` beyond this network's are appended
+    /// after the trunk as identities, and a material head `to` asks for
+    /// starts from random weights (search never reads it). Training takes it
+    /// from there: a larger network that starts as strong as this one.
     ///
     /// # Panics
     ///
-    /// Panics when `to` has fewer blocks or another shape (check with
-    /// [`ModelConfig::deepens`] first).
-    pub fn deepened(mut self, from: &ModelConfig, to: &ModelConfig, device: &Device) -> Self {
-        assert!(to.deepens(from), "{to:?} does not deepen {from:?}");
+    /// Panics when `to` does not grow `from`, or this network is not `from`.
+    pub fn grown(mut self, from: &ModelConfig, to: &ModelConfig, device: &Device) -> Self {
+        assert!(to.grows(from), "{to:?} does not grow {from:?}");
         assert_eq!(
-            self.blocks.len(),
-            from.blocks,
+            (self.blocks.len(), self.material.is_some()),
+            (from.blocks, from.material_head),
             "the network is not {from:?}"
         );
         for _ in from.blocks..to.blocks {
             self.blocks
                 .push(ResidualBlock::identity(to.hidden, to.layer_norm, device));
+        }
+        if to.material_head && self.material.is_none() {
+            self.material = Some(LinearConfig::new(to.hidden, MATERIAL_TARGETS).init(device));
         }
         self
     }
@@ -750,10 +757,11 @@ mod tests {
         assert!(v.iter().all(|v| (-1.0..=1.0).contains(v)));
     }
 
-    /// A deepened network computes what it was built from, to rounding, with
-    /// and without layer norm; only more blocks of the same shape deepen.
+    /// A grown network computes what it was built from, to rounding, with
+    /// and without layer norm; only more blocks of the same shape, or the
+    /// material head added, grow a network.
     #[test]
-    fn deepening_keeps_the_function() {
+    fn growing_keeps_the_function() {
         let device = Backend::Cpu.device();
         let x = Tensor::<2>::random(
             [6, crate::FEATURES],
@@ -767,21 +775,29 @@ mod tests {
                 .with_blocks(1)
                 .with_layer_norm(layer_norm);
             let to = from.clone().with_blocks(3);
-            assert!(to.deepens(&from));
-            let net = from.init(&device);
-            let (logits, value) = net.forward(x.clone());
-            let deep = net.deepened(&from, &to, &device);
-            assert_eq!(deep.num_params(), to.num_params());
-            let (deep_logits, deep_value) = deep.forward(x.clone());
-            for (a, b) in [(logits, deep_logits), (value, deep_value)] {
-                let (a, b) = (read(a), read(b));
-                assert!(a.iter().zip(&b).all(|(a, b)| (a - b).abs() < 1e-5));
+            let headed = from.clone().with_material_head(true);
+            let both = to.clone().with_material_head(true);
+            for to in [to, headed, both] {
+                assert!(to.grows(&from));
+                let net = from.init(&device);
+                let (logits, value) = net.forward(x.clone());
+                let grown = net.grown(&from, &to, &device);
+                assert_eq!(grown.num_params(), to.num_params());
+                assert_eq!(grown.has_material_head(), to.material_head);
+                let (grown_logits, grown_value) = grown.forward(x.clone());
+                for (a, b) in [(logits, grown_logits), (value, grown_value)] {
+                    let (a, b) = (read(a), read(b));
+                    assert!(a.iter().zip(&b).all(|(a, b)| (a - b).abs() < 1e-5));
+                }
             }
         }
         let from = ModelConfig::new().with_hidden(16).with_blocks(2);
-        assert!(!from.deepens(&from));
-        assert!(!from.clone().with_blocks(1).deepens(&from));
-        assert!(!from.clone().with_blocks(3).with_hidden(8).deepens(&from));
-        assert!(!from.clone().with_blocks(3).with_encoder(2).deepens(&from));
+        assert!(!from.grows(&from));
+        assert!(!from.clone().with_blocks(1).grows(&from));
+        assert!(!from.clone().with_blocks(3).with_hidden(8).grows(&from));
+        assert!(!from.clone().with_blocks(3).with_encoder(2).grows(&from));
+        let headed = from.clone().with_material_head(true);
+        assert!(!from.grows(&headed), "a head is never dropped");
+        assert!(!headed.clone().with_blocks(1).grows(&headed));
     }
 }

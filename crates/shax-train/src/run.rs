@@ -682,8 +682,9 @@ fn start_line(opts: &TrainOptions, paths: &RunPaths, cfg: &TrainConfig, t: &Trai
 
 /// A new run: its folders, its config, and checkpoint 0 (random weights, or
 /// those of `run.init` with its shape, which the saved config then records;
-/// or, when `[model]` asks for that shape with more blocks and nothing else
-/// changed, those weights deepened: the new blocks start as identities).
+/// or, when `[model]` asks for that shape grown (more blocks, the material
+/// head) and nothing else changed, those weights grown: new blocks start as
+/// identities, a new material head from random weights).
 fn create_run(
     paths: &RunPaths,
     cfg: &TrainConfig,
@@ -695,9 +696,9 @@ fn create_run(
     let trainer = match cfg.run.init.clone() {
         Some(init) => {
             let ck = load_init(&init, &cfg)?;
-            let net = if cfg.model.deepens(&ck.meta.model) {
+            let net = if cfg.model.grows(&ck.meta.model) {
                 let device = cfg.backend.training_device();
-                ck.net.deepened(&ck.meta.model, &cfg.model, &device)
+                ck.net.grown(&ck.meta.model, &cfg.model, &device)
             } else {
                 cfg.model = ck.meta.model.clone();
                 ck.net

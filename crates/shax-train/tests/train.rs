@@ -7,7 +7,7 @@
 //! - `a_corrupt_shard_is_skipped_with_a_warning_naming_it`;
 //! - `an_existing_run_dir_without_resume_is_refused`;
 //! - `a_run_started_from_a_checkpoint_has_its_weights_and_shape` (`run.init`)
-//!   `a_start_checkpoint_is_deepened_when_the_config_asks_for_more_blocks` and
+//!   `a_start_checkpoint_is_grown_when_the_config_asks_for_more_blocks_and_a_head` and
 //!   `a_start_checkpoint_of_other_rules_or_missing_is_refused_before_any_file`;
 //! - `a_worker_started_before_its_trainer_waits_then_plays_until_the_run_ends`
 //!   (the start order of a Slurm array or a Kubernetes Job) and
@@ -260,11 +260,11 @@ fn a_run_started_from_a_checkpoint_has_its_weights_and_shape() {
     let _ = fs::remove_dir_all(&b);
 }
 
-/// `[model]` asking for the start checkpoint's shape with more blocks gets
-/// that network deepened: the same outputs at step 0, the deeper shape in the
-/// run's config, and it trains.
+/// `[model]` asking for the start checkpoint's shape with more blocks and the
+/// material head gets that network grown: the same outputs at step 0, the
+/// larger shape in the run's config and its checkpoints, and it trains.
 #[test]
-fn a_start_checkpoint_is_deepened_when_the_config_asks_for_more_blocks() {
+fn a_start_checkpoint_is_grown_when_the_config_asks_for_more_blocks_and_a_head() {
     let (a, b) = (tmp("deepen-a"), tmp("deepen-b"));
     let stop = AtomicBool::new(true);
     train(&opts(&a, false, None), &mut Lines(Vec::new()), &stop).unwrap();
@@ -272,6 +272,7 @@ fn a_start_checkpoint_is_deepened_when_the_config_asks_for_more_blocks() {
     let mut o = opts(&b, false, Some(1));
     o.config.run.init = Some(from.clone());
     o.config.model.blocks = tiny().model.blocks + 2;
+    o.config.model.material_head = true;
     let mut out = Lines(Vec::new());
     train(&o, &mut out, &AtomicBool::new(false)).unwrap();
     let blocks = format!(" x {},", o.config.model.blocks);
@@ -290,6 +291,7 @@ fn a_start_checkpoint_is_deepened_when_the_config_asks_for_more_blocks() {
     let outputs = |dir: &Path| {
         let device = shax_nn::Backend::Cpu.device();
         let ck = shax_nn::load_checkpoint(&dir.join("net.bpk"), None, &device).unwrap();
+        assert_eq!(ck.net.has_material_head(), dir != from.as_path());
         let mut eval = shax_nn::NetEvaluator::new(ck.net, device);
         let mut all = vec![0.0; shax_core::POLICY_SIZE + 1];
         let (logits, value) = all.split_at_mut(shax_core::POLICY_SIZE);
