@@ -255,6 +255,7 @@ fn bench_nn_and_mcts_report_json() {
     let v: serde_json::Value = serde_json::from_str(&text(&o.stdout)).unwrap();
     assert_eq!(v["batches"].as_array().unwrap().len(), 2);
     assert!(v["peak_gflops_one_thread"].as_f64().unwrap() > 0.0);
+    assert!(v["batches"][1]["direct_evals_per_s"].as_f64().unwrap() > 0.0);
     let o = shax(&[
         "bench",
         "mcts",

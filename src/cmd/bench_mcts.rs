@@ -50,36 +50,7 @@ pub fn nn(a: NnArgs) -> anyhow::Result<()> {
         println!("{}", serde_json::to_string_pretty(&r)?);
         return Ok(());
     }
-    println!(
-        "network: hidden {}, blocks {}, {} parameters, {:.2} MFLOP per evaluation; backend {}",
-        r.model.hidden,
-        r.model.blocks,
-        r.params,
-        r.flops_per_eval as f64 / 1e6,
-        r.backend
-    );
-    println!(
-        "matmul peak (1024^3): {:.1} GFLOP/s on one thread, {:.1} on {} threads",
-        r.peak_gflops_one_thread, r.peak_gflops_all_threads, r.machine_threads
-    );
-    println!(
-        "{:>6} {:>12} {:>12} {:>9} {:>14}",
-        "batch", "evals/s", "us/call", "GFLOP/s", "of 1-thread peak"
-    );
-    for b in &r.batches {
-        println!(
-            "{:>6} {:>12.0} {:>12.1} {:>9.1} {:>13.0}%",
-            b.batch,
-            b.evals_per_s,
-            b.us_per_call,
-            b.gflops,
-            100.0 * b.fraction_of_peak_one_thread
-        );
-    }
-    println!(
-        "(evaluations on {} thread; encoding and copying out included)",
-        r.eval_threads
-    );
+    print!("{r}");
     Ok(())
 }
 

@@ -5,7 +5,9 @@
 //! backend cannot spread a large product over other cores), which is how
 //! self-play uses the network: one worker per core, each with its own model.
 //! The peak is a 1024 x 1024 x 1024 `f32` matrix product on the same backend,
-//! measured both on one thread and on all of them.
+//! measured both on one thread and on all of them. On the CPU the direct
+//! forward pass that play uses ([`NetEvaluator::direct`]) is timed beside
+//! Burn's on the same positions.
 
 use std::time::{Duration, Instant};
 
@@ -36,6 +38,9 @@ pub struct BatchFigures {
     pub fraction_of_peak_one_thread: f64,
     /// `gflops` over the all-threads matmul peak.
     pub fraction_of_peak_all_threads: f64,
+    /// Positions per second of the direct forward pass (CPU backend only):
+    /// the legal actions' logits, sparse inputs.
+    pub direct_evals_per_s: Option<f64>,
 }
 
 /// What [`bench_nn`] measured.
@@ -121,6 +126,25 @@ pub fn bench_positions(count: usize) -> Vec<Position> {
     out
 }
 
+/// Calls `eval` on `windows` in turn (each the same batch size) for about
+/// `seconds` after a warm-up: the calls made and the seconds they took.
+fn time_calls(eval: &mut NetEvaluator, windows: &[&[Position]], seconds: f64) -> (usize, f64) {
+    let batch = windows[0].len();
+    let mut logits = vec![0.0; batch * POLICY_SIZE];
+    let mut values = vec![0.0; batch];
+    for w in windows.iter().take(3) {
+        eval.evaluate(w, &mut logits, &mut values); // warm-up
+    }
+    let budget = Duration::from_secs_f64(seconds.max(0.01));
+    let start = Instant::now();
+    let mut calls = 0usize;
+    while calls < 3 || start.elapsed() < budget {
+        eval.evaluate(windows[calls % windows.len()], &mut logits, &mut values);
+        calls += 1;
+    }
+    (calls, start.elapsed().as_secs_f64())
+}
+
 /// Measures a freshly initialised `config` network on `backend`: for each of
 /// `batches`, about `seconds` of evaluator calls from one thread; then the
 /// 1024^3 matmul peak from one thread and from all (about `seconds` each; on
@@ -147,29 +171,20 @@ pub fn bench_nn(
     let positions = bench_positions(max_batch.max(256));
 
     let (peak_one, evals) = pool.install(|| {
-        let mut eval = NetEvaluator::new(config.init(&device), device.clone());
+        let net = config.init(&device);
+        let mut direct = (backend == Backend::Cpu).then(|| NetEvaluator::direct(&net));
+        let mut eval = NetEvaluator::new(net, device.clone());
         let mut evals = Vec::new();
         for &batch in batches {
-            let mut logits = vec![0.0; batch * POLICY_SIZE];
-            let mut values = vec![0.0; batch];
             let windows: Vec<&[Position]> = positions.chunks_exact(batch).collect();
             let windows = if windows.is_empty() {
                 vec![&positions[..batch.min(positions.len())]]
             } else {
                 windows
             };
-            for w in windows.iter().take(3) {
-                eval.evaluate(w, &mut logits, &mut values); // warm-up
-            }
-            let budget = Duration::from_secs_f64(seconds.max(0.01));
-            let start = Instant::now();
-            let mut calls = 0usize;
-            while calls < 3 || start.elapsed() < budget {
-                eval.evaluate(windows[calls % windows.len()], &mut logits, &mut values);
-                calls += 1;
-            }
-            let secs = start.elapsed().as_secs_f64();
-            evals.push((batch, calls, secs));
+            let burn = time_calls(&mut eval, &windows, seconds);
+            let direct = direct.as_mut().map(|d| time_calls(d, &windows, seconds));
+            evals.push((batch, burn, direct));
         }
         (matmul_gflops(&device, 1024, seconds), evals)
     });
@@ -177,7 +192,7 @@ pub fn bench_nn(
 
     let batches = evals
         .into_iter()
-        .map(|(batch, calls, secs)| {
+        .map(|(batch, (calls, secs), direct)| {
             let evals_per_s = (batch * calls) as f64 / secs;
             let gflops = evals_per_s * flops as f64 / 1e9;
             BatchFigures {
@@ -187,6 +202,7 @@ pub fn bench_nn(
                 gflops,
                 fraction_of_peak_one_thread: gflops / peak_one,
                 fraction_of_peak_all_threads: gflops / peak_all,
+                direct_evals_per_s: direct.map(|(calls, secs)| (batch * calls) as f64 / secs),
             }
         })
         .collect();
@@ -226,21 +242,29 @@ impl std::fmt::Display for NnBenchReport {
         )?;
         writeln!(
             f,
-            "{:>6} {:>12} {:>10} {:>8} {:>9} {:>9}",
-            "batch", "evals/s", "us/call", "GFLOP/s", "%peak(1)", "%peak(all)"
+            "{:>6} {:>12} {:>10} {:>8} {:>9} {:>9} {:>14}",
+            "batch", "evals/s", "us/call", "GFLOP/s", "%peak(1)", "%peak(all)", "direct evals/s"
         )?;
         for b in &self.batches {
+            let direct = b.direct_evals_per_s.map_or("-".to_string(), |d| {
+                format!("{d:.0} ({:.2}x)", d / b.evals_per_s)
+            });
             writeln!(
                 f,
-                "{:>6} {:>12.0} {:>10.1} {:>8.1} {:>8.1}% {:>8.1}%",
+                "{:>6} {:>12.0} {:>10.1} {:>8.1} {:>8.1}% {:>8.1}% {:>14}",
                 b.batch,
                 b.evals_per_s,
                 b.us_per_call,
                 b.gflops,
                 100.0 * b.fraction_of_peak_one_thread,
-                100.0 * b.fraction_of_peak_all_threads
+                100.0 * b.fraction_of_peak_all_threads,
+                direct
             )?;
         }
-        Ok(())
+        writeln!(
+            f,
+            "(evaluations on {} thread, encoding and copying out included; direct: the forward pass play uses)",
+            self.eval_threads
+        )
     }
 }

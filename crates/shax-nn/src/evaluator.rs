@@ -1,16 +1,15 @@
-//! The batched Burn evaluator behind `shax_search::Evaluator`.
+//! The batched evaluator behind `shax_search::Evaluator`.
 //!
 //! On this machine the fastest arrangement was one worker per core, each with
 //! its own copy of the model, inference on the calling thread, batches of 16 to
 //! 64 (`docs/BACKENDS.md`). [`NetWeights`] is the cheap, `Send + Sync`
 //! handle to share: each worker thread calls [`NetWeights::evaluator`] once.
 //!
-//! Burn's `flex` backend runs a matrix product above 192^3 multiply-adds on
-//! rayon's global pool; with the default network (128 wide) that happens
-//! only above batch 92 (the policy head, `B x 128 x 600`), so batches of up to
-//! 64 stay on the calling thread. Measured (one thread, `bench_nn`): batch 16
-//! 281k, 32 335k, 64 372k evaluations per second, 49%, 59% and 65% of the
-//! one-core matmul peak.
+//! On the CPU, play and self-play run the direct forward pass
+//! ([`NetEvaluator::direct`], src/direct.rs): the legal actions' logits only,
+//! sparse inputs, no tensors. Burn's forward pass ([`NetEvaluator::new`]) is
+//! what a GPU backend runs and the reference the direct pass is tested
+//! against; `shax bench nn` measures both.
 
 use std::sync::Arc;
 
@@ -21,6 +20,7 @@ use shax_core::{POLICY_SIZE, Position};
 use shax_search::Evaluator;
 
 use crate::backend::Backend;
+use crate::direct::DirectNet;
 use crate::encoder::{encode_batch, features};
 use crate::model::{ModelConfig, PolicyValueNet};
 
@@ -94,7 +94,8 @@ impl NetWeights {
         self.evaluator_on(Backend::Cpu)
     }
 
-    /// An evaluator on `backend`.
+    /// An evaluator on `backend`: on the CPU the direct forward pass
+    /// ([`NetEvaluator::direct`]), elsewhere Burn's.
     ///
     /// # Errors
     ///
@@ -102,12 +103,16 @@ impl NetWeights {
     pub fn evaluator_on(&self, backend: Backend) -> Result<NetEvaluator, WeightsError> {
         let device = backend.device();
         let net = self.net(&device)?;
-        Ok(NetEvaluator::new(net, device))
+        Ok(match backend {
+            Backend::Cpu => NetEvaluator::direct(&net),
+            #[cfg(feature = "wgpu")]
+            Backend::Wgpu => NetEvaluator::new(net, device),
+        })
     }
 }
 
-/// The network as an [`Evaluator`]: encodes a batch, runs one forward pass,
-/// copies the logits and values out.
+/// The network as an [`Evaluator`]: encodes a batch, runs one forward pass
+/// (Burn's, or the direct one), writes the logits and values out.
 ///
 /// # Examples
 ///
@@ -127,19 +132,44 @@ impl NetWeights {
 /// ```
 #[derive(Debug)]
 pub struct NetEvaluator {
-    net: PolicyValueNet,
-    device: Device,
-    input: Vec<f32>,
+    forward: Forward,
     preferred_batch: usize,
 }
 
+/// Who runs the forward pass.
+#[derive(Debug)]
+// One evaluator per worker thread: the size of the variants does not matter.
+#[allow(clippy::large_enum_variant)]
+enum Forward {
+    /// Burn, on any device: every logit, from Burn's tensors.
+    Burn {
+        net: PolicyValueNet,
+        device: Device,
+        input: Vec<f32>,
+    },
+    /// The direct CPU pass: the legal actions' logits only.
+    Direct(DirectNet),
+}
+
 impl NetEvaluator {
-    /// Wraps an inference network living on `device`.
+    /// Wraps an inference network living on `device`: Burn runs it.
     pub fn new(net: PolicyValueNet, device: Device) -> NetEvaluator {
         NetEvaluator {
-            net,
-            device,
-            input: Vec::new(),
+            forward: Forward::Burn {
+                net,
+                device,
+                input: Vec::new(),
+            },
+            preferred_batch: DEFAULT_BATCH,
+        }
+    }
+
+    /// The same network's function on the CPU without Burn (`DirectNet`,
+    /// src/direct.rs), what play uses: the legal actions' logits only (the
+    /// others `-inf`), at less cost. Its weights are copied from `net`.
+    pub fn direct(net: &PolicyValueNet) -> NetEvaluator {
+        NetEvaluator {
+            forward: Forward::Direct(DirectNet::new(net)),
             preferred_batch: DEFAULT_BATCH,
         }
     }
@@ -149,11 +179,6 @@ impl NetEvaluator {
     pub fn with_preferred_batch(mut self, batch: usize) -> NetEvaluator {
         self.preferred_batch = batch.max(1);
         self
-    }
-
-    /// The network.
-    pub fn net(&self) -> &PolicyValueNet {
-        &self.net
     }
 }
 
@@ -170,11 +195,15 @@ impl Evaluator for NetEvaluator {
             return;
         }
         crate::backend::flush_denormals();
-        let version = self.net.encoder();
-        encode_batch(positions, version, &mut self.input);
-        let data = TensorData::new(self.input.clone(), [n, features(version)]);
-        let x = Tensor::<2>::from_data(data, &self.device); // [n, F]
-        let (p, v) = self.net.forward(x); // [n, POLICY_SIZE], [n, 1]
+        let (net, device, input) = match &mut self.forward {
+            Forward::Direct(direct) => return direct.evaluate(positions, logits, values),
+            Forward::Burn { net, device, input } => (net, device, input),
+        };
+        let version = net.encoder();
+        encode_batch(positions, version, input);
+        let data = TensorData::new(input.clone(), [n, features(version)]);
+        let x = Tensor::<2>::from_data(data, &*device); // [n, F]
+        let (p, v) = net.forward(x); // [n, POLICY_SIZE], [n, 1]
         let p = p
             .try_into_vec_as::<f32>()
             .expect("reading the policy logits");

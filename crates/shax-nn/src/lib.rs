@@ -38,6 +38,7 @@ mod average;
 mod backend;
 mod bench;
 mod checkpoint;
+mod direct;
 mod encoder;
 mod evaluator;
 mod model;

@@ -356,10 +356,10 @@ impl ModelConfig {
 /// One residual block: two linear layers, each optionally layer-normalised.
 #[derive(Module, Debug)]
 pub struct ResidualBlock {
-    fc1: Linear,
-    norm1: Option<LayerNorm>,
-    fc2: Linear,
-    norm2: Option<LayerNorm>,
+    pub(crate) fc1: Linear,
+    pub(crate) norm1: Option<LayerNorm>,
+    pub(crate) fc2: Linear,
+    pub(crate) norm2: Option<LayerNorm>,
 }
 
 impl ResidualBlock {
@@ -417,11 +417,11 @@ impl ResidualBlock {
 /// inference copy of a trained network.
 #[derive(Module, Debug)]
 pub struct PolicyValueNet {
-    input: Linear,
-    blocks: Vec<ResidualBlock>,
-    policy: Linear,
-    value_hidden: Linear,
-    value_out: Linear,
+    pub(crate) input: Linear,
+    pub(crate) blocks: Vec<ResidualBlock>,
+    pub(crate) policy: Linear,
+    pub(crate) value_hidden: Linear,
+    pub(crate) value_out: Linear,
     material: Option<Linear>,
 }
 

@@ -18,7 +18,9 @@ pub trait Evaluator {
     /// For each of `positions`, writes [`POLICY_SIZE`] policy logits into
     /// `logits` (row `i` is `logits[i * POLICY_SIZE..(i + 1) * POLICY_SIZE]`,
     /// indexed by [`shax_core::Action::policy_index`]) and a value in `[-1, 1]`
-    /// for the player to act into `values[i]`.
+    /// for the player to act into `values[i]`. Only the legal actions'
+    /// logits mean anything: search reads no others, and an implementation
+    /// may leave them at anything (the CPU network writes `-inf`).
     ///
     /// # Panics
     ///
