@@ -449,12 +449,18 @@ mod tests {
             let net = random_net(&config);
             let (want_logits, want_values) = burn_forward(&net, &positions);
             let mut direct = DirectNet::new(&net);
-            // In two batches, the second smaller: the scratch is reused.
-            for range in [0..positions.len(), 3..10] {
+            // In two batches, the second smaller (the scratch is reused), by
+            // the dispatching entry and by the portable loops themselves.
+            let ranges = [0..positions.len(), 3..10];
+            for (range, portable) in ranges.iter().flat_map(|r| [(r, false), (r, true)]) {
                 let batch = &positions[range.clone()];
                 let mut logits = vec![f32::NAN; batch.len() * POLICY_SIZE];
                 let mut values = vec![f32::NAN; batch.len()];
-                direct.evaluate(batch, &mut logits, &mut values);
+                if portable {
+                    direct.evaluate_inlined(batch, &mut logits, &mut values);
+                } else {
+                    direct.evaluate(batch, &mut logits, &mut values);
+                }
                 for (i, pos) in batch.iter().enumerate() {
                     let k = range.start + i;
                     let (v, want) = (values[i], want_values[k]);
