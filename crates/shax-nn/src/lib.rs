@@ -6,7 +6,9 @@
 //! - [`ModelConfig`] -> [`PolicyValueNet`]: a residual MLP, raw policy logits
 //!   over [`shax_core::POLICY_SIZE`] and a value in `[-1, 1]`.
 //! - [`NetWeights`] (cheap to clone, `Send + Sync`) -> one [`NetEvaluator`] per
-//!   worker thread, inference on the calling thread.
+//!   worker thread, inference on the calling thread: on the CPU the direct
+//!   forward pass (src/direct.rs: the legal actions' logits only, no Burn
+//!   tensors), Burn's pass on other backends and as its reference.
 //! - [`save_checkpoint`], [`load_checkpoint`], [`load_weights`],
 //!   [`init_checkpoint`]: the record plus a metadata file checked on load.
 //! - [`Backend`]: the one place the Burn backend is chosen (CPU `flex` by
