@@ -18,7 +18,7 @@ use burn::tensor::Tensor;
 use gemm::{Parallelism, gemm};
 use shax_core::{POLICY_SIZE, Position};
 
-use crate::encoder::{encode_batch, features};
+use crate::encoder::encode_batch;
 use crate::model::{PolicyValueNet, ResidualBlock, ValueHead};
 
 /// Burn's layer norm epsilon, which the model keeps at its default.
@@ -50,7 +50,9 @@ impl Dense {
 
     /// `out = x W + b` for `n` rows of `x` (`[n, d_in]`), `out` `[n, d_out]`.
     fn forward(&self, x: &[f32], n: usize, out: &mut Vec<f32>) {
-        debug_assert_eq!(x.len(), n * self.d_in);
+        // The product below reads `x` through a raw pointer: its size is
+        // checked in every build, not only in debug ones.
+        assert_eq!(x.len(), n * self.d_in, "dense layer input size");
         out.clear();
         for _ in 0..n {
             out.extend_from_slice(&self.bias);
@@ -232,7 +234,7 @@ impl DirectNet {
     /// `ReLU(input W + b)`, adding only the rows of the non-zero inputs.
     #[inline(always)]
     fn input_layer(&self, input: &[f32], n: usize, out: &mut Vec<f32>) {
-        let (f, h) = (features(self.encoder), self.input.d_out);
+        let (f, h) = (self.input.d_in, self.input.d_out);
         out.clear();
         for row in input.chunks_exact(f).take(n) {
             let start = out.len();
@@ -370,32 +372,14 @@ fn values<const D: usize>(param: &Param<Tensor<D>>) -> Vec<f32> {
 
 #[cfg(test)]
 mod tests {
-    use burn::tensor::{Distribution, TensorData};
-    use shax_core::{Preset, Rules};
+    use burn::tensor::Distribution;
+    use shax_search::Evaluator;
 
     use super::*;
     use crate::backend::Backend;
+    use crate::bench::bench_positions;
+    use crate::evaluator::NetEvaluator;
     use crate::model::ModelConfig;
-
-    /// Positions of every preset along a deterministic walk: placing,
-    /// removing, moving and flying ones among them.
-    fn positions(n: usize) -> Vec<Position> {
-        let mut out = Vec::new();
-        for preset in Preset::ALL {
-            let rules = Rules::preset(preset);
-            let mut pos = Position::new(rules);
-            for i in 0..n {
-                out.push(pos);
-                let actions = pos.legal_actions();
-                if pos.outcome().is_some() || actions.is_empty() {
-                    pos = Position::new(rules);
-                    continue;
-                }
-                pos.play_unchecked(actions[(i * 7) % actions.len()]);
-            }
-        }
-        out
-    }
 
     /// A network of `config` whose layer norms' scales and shifts are random
     /// too (they start at one and zero).
@@ -421,18 +405,19 @@ mod tests {
         net
     }
 
+    /// Burn's forward pass through its evaluator: every logit, and the values.
     fn burn_forward(net: &PolicyValueNet, positions: &[Position]) -> (Vec<f32>, Vec<f32>) {
-        let mut input = Vec::new();
-        encode_batch(positions, net.encoder(), &mut input);
-        let data = TensorData::new(input, [positions.len(), features(net.encoder())]);
-        let x = Tensor::<2>::from_data(data, &Backend::Cpu.device());
-        let (p, v) = net.forward(x);
-        (p.try_into_vec_as().unwrap(), v.try_into_vec_as().unwrap())
+        let mut eval = NetEvaluator::new(net.clone(), Backend::Cpu.device());
+        let mut logits = vec![f32::NAN; positions.len() * POLICY_SIZE];
+        let mut values = vec![f32::NAN; positions.len()];
+        eval.evaluate(positions, &mut logits, &mut values);
+        (logits, values)
     }
 
     #[test]
     fn direct_pass_is_the_burn_forward_pass_on_legal_actions() {
-        let positions = positions(40);
+        // Up to 60 plies of every preset: placing, removing and moving.
+        let positions = bench_positions(240);
         let configs = [
             ModelConfig::new().with_hidden(48).with_blocks(2),
             ModelConfig::new()
