@@ -58,6 +58,10 @@ pub const EARLY: Param<u32> = Param::new("early", 0, 1);
 /// A position that repeats one since the search's root scored as a draw
 /// (`twofold=1`; default off): see [`PuctConfig::two_fold_draws`].
 pub const TWOFOLD: Param<u32> = Param::new("twofold", 0, 1);
+/// Reusing the network's answer for a position the search reaches again by
+/// another order of moves (`cache=1`, the default; `cache=0` evaluates it
+/// again, to measure the cache): see [`PuctConfig::eval_cache`].
+pub const CACHE: Param<u32> = Param::new("cache", 0, 1);
 /// An alpha-beta search of this many nodes reviews each choice and vetoes
 /// one it finds losing (default: none). See [`Guard`].
 pub const GUARD: Param<u64> = Param::new("guard", 1, 1_000_000_000);
@@ -108,7 +112,7 @@ impl WeightsCache {
 /// The help line of the `net` kind.
 pub fn net_help() -> String {
     format!(
-        "net:<checkpoint>[,gumbel] {} {} {} {} {} {} {} {} {} {} {} {} {} - MCTS guided by a network (sims default {DEFAULT_SIMS}, place: sims of a decision to place a piece (default sims), batch {DEFAULT_BATCH}: leaves per network call, cpuct {DEFAULT_CPUCT}, fpu {DEFAULT_FPU}, ptemp {DEFAULT_PTEMP}: policy softmax temperature of the priors, solver 0: off, early 1: stop once decided, twofold 0: repetitions are draws at the third, guard: alpha-beta nodes that review each choice (default none), margin {}: centi-pieces a choice may trail the guard's best)",
+        "net:<checkpoint>[,gumbel] {} {} {} {} {} {} {} {} {} {} {} {} {} {} - MCTS guided by a network (sims default {DEFAULT_SIMS}, place: sims of a decision to place a piece (default sims), batch {DEFAULT_BATCH}: leaves per network call, cpuct {DEFAULT_CPUCT}, fpu {DEFAULT_FPU}, ptemp {DEFAULT_PTEMP}: policy softmax temperature of the priors, solver 0: off, early 1: stop once decided, twofold 0: repetitions are draws at the third, cache 1: transpositions reuse the network's answer, guard: alpha-beta nodes that review each choice (default none), margin {}: centi-pieces a choice may trail the guard's best)",
         SIMS.help(),
         PLACE.help(),
         BATCH.help(),
@@ -119,6 +123,7 @@ pub fn net_help() -> String {
         SOLVER.help(),
         EARLY.help(),
         TWOFOLD.help(),
+        CACHE.help(),
         GUARD.help(),
         MARGIN.help(),
         SEED.help(),
@@ -213,6 +218,7 @@ fn search_config(spec: &PlayerSpec) -> Result<NetSpec<'_>, SpecError> {
         SOLVER.key,
         EARLY.key,
         TWOFOLD.key,
+        CACHE.key,
         GUARD.key,
         MARGIN.key,
         SEED.key,
@@ -246,6 +252,7 @@ fn search_config(spec: &PlayerSpec) -> Result<NetSpec<'_>, SpecError> {
         solver: spec.get_or(SOLVER, 0)? == 1,
         stop_when_decided: spec.get_or(EARLY, 1)? == 1,
         two_fold_draws: spec.get_or(TWOFOLD, 0)? == 1,
+        eval_cache: spec.get_or(CACHE, 1)? == 1,
         ..PuctConfig::default()
     };
     Ok(NetSpec {
@@ -324,6 +331,12 @@ mod tests {
     fn repetitions_are_draws_at_the_second_only_when_asked() {
         assert!(!config("net:a.bpk").two_fold_draws);
         assert!(config("net:a.bpk,twofold=1").two_fold_draws);
+    }
+
+    #[test]
+    fn transpositions_reuse_the_network_answer_unless_told_not_to() {
+        assert!(config("net:a.bpk").eval_cache);
+        assert!(!config("net:a.bpk,cache=0").eval_cache);
     }
 
     #[test]

@@ -20,6 +20,10 @@
 //! another action is open, backs up a proven node's exact value without
 //! searching below it, and stops once the root is proven.
 //!
+//! With [`PuctConfig::eval_cache`], a leaf whose position the search has
+//! evaluated before (a transposition) takes the kept answer at once instead
+//! of waiting for the evaluator.
+//!
 //! Many games in flight: each [`Puct`] gathers its leaves, [`run_batched`]
 //! puts the leaves of all searches into one evaluator call.
 
@@ -34,9 +38,11 @@ use shax_core::{Action, Color, KeyHistory, POLICY_SIZE, Position};
 use crate::evaluator::Evaluator;
 use crate::player::PathHistory;
 
+mod cache;
 mod gumbel;
 mod solver;
 
+use cache::EvalCache;
 pub use gumbel::GumbelConfig;
 use solver::Proof;
 
@@ -82,6 +88,10 @@ pub struct PuctConfig {
     /// rules' third occurrence: a side ahead then makes progress rather
     /// than shuffle, since the network does not see repetitions.
     pub two_fold_draws: bool,
+    /// Keep the evaluator's answers by position and reuse them for leaves
+    /// the search reaches again by another order of moves (lc0's `NNCache`).
+    /// The same answers, fewer evaluations; off only to measure it.
+    pub eval_cache: bool,
 }
 
 impl PuctConfig {
@@ -110,6 +120,7 @@ impl Default for PuctConfig {
             solver: false,
             stop_when_decided: false,
             two_fold_draws: false,
+            eval_cache: true,
         }
     }
 }
@@ -242,6 +253,12 @@ pub struct Puct {
     phase_budget: u32,
     /// Descents abandoned because they reached a leaf already waiting.
     pub collisions: u64,
+    /// Answers kept by position ([`PuctConfig::eval_cache`]).
+    cache: EvalCache,
+    /// Leaves answered from the cache instead of the evaluator.
+    pub cache_hits: u64,
+    /// Logits copied out of the cache for one expansion.
+    scratch: Vec<f32>,
 }
 
 impl std::fmt::Debug for Puct {
@@ -271,6 +288,9 @@ impl Puct {
             schedule: VecDeque::new(),
             phase_budget: 0,
             collisions: 0,
+            cache: EvalCache::default(),
+            cache_hits: 0,
+            scratch: Vec::new(),
         }
     }
 
@@ -318,6 +338,8 @@ impl Puct {
             }
             _ => {
                 self.nodes.clear();
+                // Another game, or a position far from the last search's.
+                self.cache.clear();
                 self.nodes.push(Node::new(
                     NONE,
                     Action::Place(shax_core::Point::ALL[0]),
@@ -531,8 +553,8 @@ impl Puct {
                         if self.config.solver {
                             self.prove_terminal(idx);
                         }
-                    } else {
-                        node.state = State::Pending;
+                    } else if !self.expand_from_cache(idx, &pos) {
+                        self.nodes[idx as usize].state = State::Pending;
                         self.pending.push((idx, pos));
                     }
                     break;
@@ -652,18 +674,51 @@ impl Puct {
         let pending = std::mem::take(&mut self.pending);
         for (i, &(idx, pos)) in pending.iter().enumerate() {
             let row = &logits[i * POLICY_SIZE..(i + 1) * POLICY_SIZE];
-            self.expand(idx, &pos, row, values[i].clamp(-1.0, 1.0));
+            let value = values[i].clamp(-1.0, 1.0);
+            self.expand(idx, &pos, |_, a| row[a.policy_index()], value);
+            if self.config.eval_cache {
+                let kids = &self.nodes[self.nodes[idx as usize].children()];
+                self.cache
+                    .insert(pos.full_key(), value, kids.iter().map(|n| n.logit));
+            }
         }
         self.pending = pending;
         self.pending.clear();
     }
 
-    fn expand(&mut self, idx: u32, pos: &Position, logits: &[f32], value: f32) {
+    /// Expands `idx` from the evaluator's answer kept for `pos`, if any.
+    fn expand_from_cache(&mut self, idx: u32, pos: &Position) -> bool {
+        if !self.config.eval_cache {
+            return false;
+        }
+        let mut logits = std::mem::take(&mut self.scratch);
+        logits.clear();
+        let value = self.cache.get(pos.full_key()).map(|(v, l)| {
+            logits.extend_from_slice(l);
+            v
+        });
+        if let Some(value) = value {
+            self.cache_hits += 1;
+            self.expand(idx, pos, |i, _| logits[i], value);
+        }
+        self.scratch = logits;
+        value.is_some()
+    }
+
+    /// Creates `idx`'s children, the legal actions of `pos`, with the logit
+    /// `logit(i, action)` for the `i`-th, and backs up `value`.
+    fn expand(
+        &mut self,
+        idx: u32,
+        pos: &Position,
+        logit: impl Fn(usize, Action) -> f32,
+        value: f32,
+    ) {
         let legal = pos.legal_actions();
         let first = self.nodes.len() as u32;
         let mover = pos.to_act();
-        for &a in legal.iter() {
-            let l = logits[a.policy_index()];
+        for (i, &a) in legal.iter().enumerate() {
+            let l = logit(i, a);
             let mut child = Node::new(idx, a, mover);
             child.logit = if l.is_finite() { l } else { 0.0 };
             self.nodes.push(child);

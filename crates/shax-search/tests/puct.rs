@@ -462,8 +462,10 @@ fn a_cutoff_ends_the_network_players_search() {
 #[test]
 fn pooled_searches_decide_as_alone_with_one_call_a_round() {
     use rand::SeedableRng;
+    // Without the cache, alone is one evaluator call a simulation.
     let cfg = PuctConfig {
         leaves_per_batch: 1,
+        eval_cache: false,
         ..config(48)
     };
     let player = |e: &HashedEvaluator| {
@@ -821,4 +823,36 @@ fn a_policy_temperature_flattens_the_priors_the_search_follows() {
     let (sharp, flat) = (share(1.0), share(2.0));
     assert!((sharp - 0.70).abs() < 0.1, "temperature 1: {sharp}");
     assert!((flat - 0.24).abs() < 0.1, "temperature 2: {flat}");
+}
+
+/// The evaluation cache answers a transposition as the evaluator would: one
+/// leaf a call (no virtual loss in play), the tree is the one built without
+/// it, from fewer evaluator calls, one fewer for each hit. Placement is full
+/// of transpositions (the same pieces placed in another order).
+#[test]
+fn the_eval_cache_builds_the_same_tree_from_fewer_evaluations() {
+    for preset in Preset::ALL {
+        let pos = Position::new(Rules::preset(preset));
+        let run = |eval_cache: bool| {
+            let config = PuctConfig {
+                simulations: 3000,
+                leaves_per_batch: 1,
+                eval_cache,
+                ..PuctConfig::default()
+            };
+            let mut s = Puct::new(config, 7);
+            s.set_root(pos, KeyHistory::new(&pos));
+            let mut eval = HashedEvaluator::default();
+            s.run(&mut eval);
+            let calls = eval.calls.load(std::sync::atomic::Ordering::Relaxed);
+            (s.root_stats(), calls, s.cache_hits)
+        };
+        let (with, calls_with, hits) = run(true);
+        let (without, calls_without, no_hits) = run(false);
+        assert_eq!(with.visits, without.visits, "{preset}");
+        assert_eq!(with.q, without.q, "{preset}");
+        assert_eq!(no_hits, 0, "{preset}");
+        assert!(hits > 10, "{preset}: {hits} hits");
+        assert_eq!(calls_with + hits, calls_without, "{preset}");
+    }
 }
