@@ -271,6 +271,13 @@ fn bench_nn_and_mcts_report_json() {
     let v: serde_json::Value = serde_json::from_str(&text(&o.stdout)).unwrap();
     assert!(v["simulations"].as_u64().unwrap() > 0);
     assert!(v["pure_evals_per_sec"].as_f64().unwrap() > 0.0);
+    // Every simulation is an evaluation, a finished game or a cache hit.
+    let (sims, evals, hits) = (
+        v["simulations"].as_u64().unwrap(),
+        v["evaluations"].as_u64().unwrap(),
+        v["cache_hits"].as_u64().unwrap(),
+    );
+    assert!(evals + hits <= sims, "{evals} + {hits} > {sims}");
 }
 
 #[test]

@@ -96,6 +96,8 @@ struct MctsReport {
     sims_per_move: u32,
     simulations: u64,
     evaluations: u64,
+    /// Leaves answered from the search's evaluation cache (transpositions).
+    cache_hits: u64,
     evaluator_calls: u64,
     mean_batch: f64,
     moves: u64,
@@ -157,6 +159,7 @@ fn selfplay(
     }
     let seconds = t.elapsed().as_secs_f64();
     sims += searches.iter().map(|s| s.done() as u64).sum::<u64>();
+    let cache_hits = searches.iter().map(|s| s.cache_hits).sum();
     let mean_batch = buf.evaluated as f64 / buf.calls.max(1) as f64;
 
     // The pure rate: the same evaluator on batches of the same mean size.
@@ -176,6 +179,7 @@ fn selfplay(
         sims_per_move: a.sims,
         simulations: sims,
         evaluations: buf.evaluated,
+        cache_hits,
         evaluator_calls: buf.calls,
         mean_batch,
         moves,
@@ -235,6 +239,7 @@ pub fn mcts(a: MctsArgs) -> anyhow::Result<()> {
         r.threads = reports.len();
         r.simulations = reports.iter().map(|x| x.simulations).sum();
         r.evaluations = reports.iter().map(|x| x.evaluations).sum();
+        r.cache_hits = reports.iter().map(|x| x.cache_hits).sum();
         r.evaluator_calls = reports.iter().map(|x| x.evaluator_calls).sum();
         r.moves = reports.iter().map(|x| x.moves).sum();
         r.mean_batch = r.evaluations as f64 / r.evaluator_calls.max(1) as f64;
@@ -256,10 +261,12 @@ pub fn mcts(a: MctsArgs) -> anyhow::Result<()> {
         );
         println!(
             "search keeps {:.0}% of the network's rate in simulations, {:.0}% in evaluations \
-             ({:.0} evals/s; simulations ending in finished games need none)",
+             ({:.0} evals/s; simulations ending in finished games need none, nor the {:.1}% \
+             answered from the evaluation cache)",
             100.0 * r.sims_over_pure_evals,
             100.0 * r.evals_per_sec_in_search / r.pure_evals_per_sec,
-            r.evals_per_sec_in_search
+            r.evals_per_sec_in_search,
+            100.0 * r.cache_hits as f64 / r.simulations.max(1) as f64
         );
     }
     Ok(())
