@@ -1,6 +1,6 @@
 //! The evaluator's answers kept by position, so that a position the tree
-//! reaches again by another order of moves (a transposition: placements in
-//! another order, a piece moved away and back) is not evaluated twice.
+//! reaches again by another order of moves (a transposition: placements or
+//! independent moves in another order) is not evaluated twice.
 //! lc0 keeps the same (its `NNCache`).
 //!
 //! Entries are keyed by [`Position::full_key`](shax_core::Position::full_key),
@@ -13,8 +13,8 @@
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
-/// Entries kept before the cache starts again empty: about 30 MB with the
-/// logits of twenty actions each. Several moves of the largest searches.
+/// Entries kept before the cache starts again empty: about 60 MB with the
+/// logits of twenty actions each, a few moves of the largest searches.
 const MAX_ENTRIES: usize = 1 << 19;
 
 /// A hasher for keys that are already uniformly random (zobrist keys).
@@ -82,7 +82,6 @@ impl EvalCache {
         self.entries.clear();
         self.logits.clear();
     }
-
 }
 
 #[cfg(test)]
