@@ -162,17 +162,9 @@ fn selfplay(
     let cache_hits = searches.iter().map(|s| s.cache_hits).sum();
     let mean_batch = buf.evaluated as f64 / buf.calls.max(1) as f64;
 
-    // The pure rate: the same evaluator on batches of the same mean size.
     let n = mean_batch.round().max(1.0) as usize;
     let positions: Vec<Position> = games.iter().map(|(p, _)| *p).cycle().take(n).collect();
-    let mut logits = vec![0.0; n * shax_core::POLICY_SIZE];
-    let mut values = vec![0.0; n];
-    let (mut evals, t) = (0u64, Instant::now());
-    while t.elapsed() < budget {
-        eval.evaluate(&positions, &mut logits, &mut values);
-        evals += n as u64;
-    }
-    let pure = evals as f64 / t.elapsed().as_secs_f64();
+    let pure = pure_rate(&mut eval, &positions, budget);
     Ok(MctsReport {
         threads: 1,
         games_in_flight: a.games,
@@ -189,6 +181,20 @@ fn selfplay(
         pure_evals_per_sec: pure,
         sims_over_pure_evals: sims as f64 / seconds / pure,
     })
+}
+
+/// The pure rate: evaluations a second of `eval` on the batch `positions`
+/// (the search's mean batch size) for `budget`.
+fn pure_rate<E: Evaluator>(eval: &mut E, positions: &[Position], budget: Duration) -> f64 {
+    let n = positions.len();
+    let mut logits = vec![0.0; n * shax_core::POLICY_SIZE];
+    let mut values = vec![0.0; n];
+    let (mut evals, t) = (0u64, Instant::now());
+    while t.elapsed() < budget {
+        eval.evaluate(positions, &mut logits, &mut values);
+        evals += n as u64;
+    }
+    evals as f64 / t.elapsed().as_secs_f64()
 }
 
 pub fn mcts(a: MctsArgs) -> anyhow::Result<()> {

@@ -257,8 +257,6 @@ pub struct Puct {
     cache: EvalCache,
     /// Leaves answered from the cache instead of the evaluator.
     pub cache_hits: u64,
-    /// Logits copied out of the cache for one expansion.
-    scratch: Vec<f32>,
 }
 
 impl std::fmt::Debug for Puct {
@@ -290,7 +288,6 @@ impl Puct {
             collisions: 0,
             cache: EvalCache::default(),
             cache_hits: 0,
-            scratch: Vec::new(),
         }
     }
 
@@ -691,18 +688,16 @@ impl Puct {
         if !self.config.eval_cache {
             return false;
         }
-        let mut logits = std::mem::take(&mut self.scratch);
-        logits.clear();
-        let value = self.cache.get(pos.full_key()).map(|(v, l)| {
-            logits.extend_from_slice(l);
-            v
-        });
-        if let Some(value) = value {
+        // Out of `self` while `expand` reads it (moving a map copies no entries).
+        let cache = std::mem::take(&mut self.cache);
+        let hit = cache.get(pos.full_key());
+        if let Some((value, logits)) = hit {
             self.cache_hits += 1;
             self.expand(idx, pos, |i, _| logits[i], value);
         }
-        self.scratch = logits;
-        value.is_some()
+        let found = hit.is_some();
+        self.cache = cache;
+        found
     }
 
     /// Creates `idx`'s children, the legal actions of `pos`, with the logit
