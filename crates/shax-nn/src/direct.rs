@@ -174,13 +174,20 @@ impl DirectNet {
     }
 
     /// For each of `positions`: the legal actions' logits in its row of
-    /// `logits` (`POLICY_SIZE` wide; every other entry `-inf`), and the value
-    /// for the player to act in `[-1, 1]`.
+    /// `logits` (`POLICY_SIZE` wide; every other entry `-inf`), the value
+    /// for the player to act in `[-1, 1]`, and into `draws`, if given, the
+    /// chance of a draw (0 from a scalar value head).
     ///
     /// # Panics
     ///
-    /// Panics when `logits` or `values` do not fit `positions`.
-    pub fn evaluate(&mut self, positions: &[Position], logits: &mut [f32], values: &mut [f32]) {
+    /// Panics when `logits`, `values` or `draws` do not fit `positions`.
+    pub fn evaluate(
+        &mut self,
+        positions: &[Position],
+        logits: &mut [f32],
+        values: &mut [f32],
+        draws: Option<&mut [f32]>,
+    ) {
         let n = positions.len();
         assert_eq!(logits.len(), n * POLICY_SIZE, "logits buffer size");
         assert_eq!(values.len(), n, "values buffer size");
@@ -188,9 +195,21 @@ impl DirectNet {
         if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
         {
             // SAFETY: the CPU has AVX2 and FMA, checked just above.
-            return unsafe { self.evaluate_avx2(positions, logits, values) };
+            unsafe { self.evaluate_avx2(positions, logits, values) };
+            return self.write_draws(draws);
         }
         self.evaluate_inlined(positions, logits, values);
+        self.write_draws(draws);
+    }
+
+    /// The last batch's chances of a draw into `draws`, if wanted.
+    fn write_draws(&self, draws: Option<&mut [f32]>) {
+        let Some(draws) = draws else { return };
+        let raw = self.scratch.v.chunks_exact(self.value_out.d_out);
+        assert_eq!(draws.len(), raw.len(), "draws buffer size");
+        for (out, raw) in draws.iter_mut().zip(raw) {
+            *out = wdl(self.value_head, raw).1;
+        }
     }
 
     /// [`DirectNet::evaluate`] with the loops outside the matrix products
@@ -266,13 +285,21 @@ impl DirectNet {
     /// The value of the value head's raw output: P(win) - P(loss), or tanh.
     #[inline(always)]
     fn value(&self, raw: &[f32]) -> f32 {
-        match self.value_head {
-            ValueHead::Scalar => raw[0].tanh(),
-            ValueHead::Wdl => {
-                let m = raw[0].max(raw[1]).max(raw[2]);
-                let [win, draw, loss] = [0, 1, 2].map(|k| (raw[k] - m).exp());
-                (win - loss) / (win + draw + loss)
-            }
+        wdl(self.value_head, raw).0
+    }
+}
+
+/// A value head's raw output for one position as its value, P(win) -
+/// P(loss) or tanh, and its chance of a draw (0 from a scalar head).
+#[inline(always)]
+pub(crate) fn wdl(head: ValueHead, raw: &[f32]) -> (f32, f32) {
+    match head {
+        ValueHead::Scalar => (raw[0].tanh(), 0.0),
+        ValueHead::Wdl => {
+            let m = raw[0].max(raw[1]).max(raw[2]);
+            let [win, draw, loss] = [0, 1, 2].map(|k| (raw[k] - m).exp());
+            let sum = win + draw + loss;
+            ((win - loss) / sum, draw / sum)
         }
     }
 }
@@ -405,13 +432,18 @@ mod tests {
         net
     }
 
-    /// Burn's forward pass through its evaluator: every logit, and the values.
-    fn burn_forward(net: &PolicyValueNet, positions: &[Position]) -> (Vec<f32>, Vec<f32>) {
+    /// Burn's forward pass through its evaluator: every logit, the values
+    /// and the chances of a draw.
+    fn burn_forward(
+        net: &PolicyValueNet,
+        positions: &[Position],
+    ) -> (Vec<f32>, Vec<f32>, Vec<f32>) {
         let mut eval = NetEvaluator::new(net.clone(), Backend::Cpu.device());
         let mut logits = vec![f32::NAN; positions.len() * POLICY_SIZE];
         let mut values = vec![f32::NAN; positions.len()];
-        eval.evaluate(positions, &mut logits, &mut values);
-        (logits, values)
+        let mut draws = vec![f32::NAN; positions.len()];
+        eval.evaluate_wdl(positions, &mut logits, &mut values, &mut draws);
+        (logits, values, draws)
     }
 
     #[test]
@@ -432,7 +464,7 @@ mod tests {
         ];
         for config in configs {
             let net = random_net(&config);
-            let (want_logits, want_values) = burn_forward(&net, &positions);
+            let (want_logits, want_values, want_draws) = burn_forward(&net, &positions);
             let mut direct = DirectNet::new(&net);
             // In two batches, the second smaller (the scratch is reused), by
             // the dispatching entry and by the portable loops themselves.
@@ -441,15 +473,24 @@ mod tests {
                 let batch = &positions[range.clone()];
                 let mut logits = vec![f32::NAN; batch.len() * POLICY_SIZE];
                 let mut values = vec![f32::NAN; batch.len()];
+                let mut draws = vec![f32::NAN; batch.len()];
                 if portable {
                     direct.evaluate_inlined(batch, &mut logits, &mut values);
+                    direct.write_draws(Some(&mut draws));
                 } else {
-                    direct.evaluate(batch, &mut logits, &mut values);
+                    direct.evaluate(batch, &mut logits, &mut values, Some(&mut draws));
                 }
                 for (i, pos) in batch.iter().enumerate() {
                     let k = range.start + i;
                     let (v, want) = (values[i], want_values[k]);
                     assert!((v - want).abs() < 1e-4, "{config:?} value {v} want {want}");
+                    let (d, want) = (draws[i], want_draws[k]);
+                    assert!((d - want).abs() < 1e-4, "{config:?} draw {d} want {want}");
+                    if config.value_head == ValueHead::Scalar {
+                        assert_eq!(d, 0.0, "a scalar head says nothing of draws");
+                    } else {
+                        assert!(d > 0.0 && d < 1.0 && v.abs() <= 1.0 - d + 1e-4);
+                    }
                     let legal = pos.legal_actions();
                     for a in 0..POLICY_SIZE {
                         let got = logits[i * POLICY_SIZE + a];

@@ -20,7 +20,7 @@ use shax_core::{POLICY_SIZE, Position};
 use shax_search::Evaluator;
 
 use crate::backend::Backend;
-use crate::direct::DirectNet;
+use crate::direct::{DirectNet, wdl};
 use crate::encoder::{encode_batch, features};
 use crate::model::{ModelConfig, PolicyValueNet};
 
@@ -182,12 +182,15 @@ impl NetEvaluator {
     }
 }
 
-impl Evaluator for NetEvaluator {
-    /// # Panics
-    ///
-    /// Panics when the buffers' lengths do not fit `positions` (the trait's
-    /// contract), or if the backend fails to read its own output back.
-    fn evaluate(&mut self, positions: &[Position], logits: &mut [f32], values: &mut [f32]) {
+impl NetEvaluator {
+    /// [`Evaluator::evaluate_wdl`], the chances of a draw only if wanted.
+    fn run(
+        &mut self,
+        positions: &[Position],
+        logits: &mut [f32],
+        values: &mut [f32],
+        mut draws: Option<&mut [f32]>,
+    ) {
         let n = positions.len();
         assert_eq!(logits.len(), n * POLICY_SIZE, "logits buffer size");
         assert_eq!(values.len(), n, "values buffer size");
@@ -196,22 +199,52 @@ impl Evaluator for NetEvaluator {
         }
         crate::backend::flush_denormals();
         let (net, device, input) = match &mut self.forward {
-            Forward::Direct(direct) => return direct.evaluate(positions, logits, values),
+            Forward::Direct(direct) => return direct.evaluate(positions, logits, values, draws),
             Forward::Burn { net, device, input } => (net, device, input),
         };
         let version = net.encoder();
         encode_batch(positions, version, input);
         let data = TensorData::new(input.clone(), [n, features(version)]);
         let x = Tensor::<2>::from_data(data, &*device); // [n, F]
-        let (p, v) = net.forward(x); // [n, POLICY_SIZE], [n, 1]
+        let head = net.value_head();
+        let (p, raw) = net.forward_raw(x); // [n, POLICY_SIZE], [n, 1 or 3]
         let p = p
             .try_into_vec_as::<f32>()
             .expect("reading the policy logits");
-        let v = v.try_into_vec_as::<f32>().expect("reading the values");
+        let raw = raw.try_into_vec_as::<f32>().expect("reading the values");
         logits.copy_from_slice(&p);
-        for (out, v) in values.iter_mut().zip(v) {
-            *out = v.clamp(-1.0, 1.0);
+        let raw = raw.chunks_exact(raw.len() / n).map(|r| wdl(head, r));
+        for (i, (v, d)) in raw.enumerate() {
+            values[i] = v.clamp(-1.0, 1.0);
+            if let Some(draws) = draws.as_deref_mut() {
+                draws[i] = d;
+            }
         }
+    }
+}
+
+impl Evaluator for NetEvaluator {
+    /// # Panics
+    ///
+    /// Panics when the buffers' lengths do not fit `positions` (the trait's
+    /// contract), or if the backend fails to read its own output back.
+    fn evaluate(&mut self, positions: &[Position], logits: &mut [f32], values: &mut [f32]) {
+        self.run(positions, logits, values, None);
+    }
+
+    /// # Panics
+    ///
+    /// As [`NetEvaluator::evaluate`], and when `draws` does not fit
+    /// `positions`.
+    fn evaluate_wdl(
+        &mut self,
+        positions: &[Position],
+        logits: &mut [f32],
+        values: &mut [f32],
+        draws: &mut [f32],
+    ) {
+        assert_eq!(draws.len(), positions.len(), "draws buffer size");
+        self.run(positions, logits, values, Some(draws));
     }
 
     fn preferred_batch(&self) -> usize {

@@ -62,6 +62,14 @@ pub const TWOFOLD: Param<u32> = Param::new("twofold", 0, 1);
 /// another order of moves (`cache=1`, the default; `cache=0` evaluates it
 /// again, to measure the cache): see [`PuctConfig::eval_cache`].
 pub const CACHE: Param<u32> = Param::new("cache", 0, 1);
+/// What a draw is worth to the player, a win being 1 (default 0; lc0's
+/// draw score): above 0 it prefers a safe draw to an unsure win. See
+/// [`PuctConfig::draw_score`].
+pub const DRAW: Param<f32> = Param::new(
+    "draw",
+    PuctConfig::DRAW_SCORE_RANGE.0,
+    PuctConfig::DRAW_SCORE_RANGE.1,
+);
 /// An alpha-beta search of this many nodes reviews each choice and vetoes
 /// one it finds losing (default: none). See [`Guard`].
 pub const GUARD: Param<u64> = Param::new("guard", 1, 1_000_000_000);
@@ -112,7 +120,7 @@ impl WeightsCache {
 /// The help line of the `net` kind.
 pub fn net_help() -> String {
     format!(
-        "net:<checkpoint>[,gumbel] {} {} {} {} {} {} {} {} {} {} {} {} {} {} - MCTS guided by a network (sims default {DEFAULT_SIMS}, place: sims of a decision to place a piece (default sims), batch {DEFAULT_BATCH}: leaves per network call, cpuct {DEFAULT_CPUCT}, fpu {DEFAULT_FPU}, ptemp {DEFAULT_PTEMP}: policy softmax temperature of the priors, solver 0: off, early 1: stop once decided, twofold 0: repetitions are draws at the third, cache 1: transpositions reuse the network's answer, guard: alpha-beta nodes that review each choice (default none), margin {}: centi-pieces a choice may trail the guard's best)",
+        "net:<checkpoint>[,gumbel] {} {} {} {} {} {} {} {} {} {} {} {} {} {} {} - MCTS guided by a network (sims default {DEFAULT_SIMS}, place: sims of a decision to place a piece (default sims), batch {DEFAULT_BATCH}: leaves per network call, cpuct {DEFAULT_CPUCT}, fpu {DEFAULT_FPU}, ptemp {DEFAULT_PTEMP}: policy softmax temperature of the priors, solver 0: off, early 1: stop once decided, twofold 0: repetitions are draws at the third, cache 1: transpositions reuse the network's answer, draw 0: what a draw is worth to the player (a win 1), guard: alpha-beta nodes that review each choice (default none), margin {}: centi-pieces a choice may trail the guard's best)",
         SIMS.help(),
         PLACE.help(),
         BATCH.help(),
@@ -124,6 +132,7 @@ pub fn net_help() -> String {
         EARLY.help(),
         TWOFOLD.help(),
         CACHE.help(),
+        DRAW.help(),
         GUARD.help(),
         MARGIN.help(),
         SEED.help(),
@@ -219,6 +228,7 @@ fn search_config(spec: &PlayerSpec) -> Result<NetSpec<'_>, SpecError> {
         EARLY.key,
         TWOFOLD.key,
         CACHE.key,
+        DRAW.key,
         GUARD.key,
         MARGIN.key,
         SEED.key,
@@ -253,6 +263,7 @@ fn search_config(spec: &PlayerSpec) -> Result<NetSpec<'_>, SpecError> {
         stop_when_decided: spec.get_or(EARLY, 1)? == 1,
         two_fold_draws: spec.get_or(TWOFOLD, 0)? == 1,
         eval_cache: spec.get_or(CACHE, 1)? == 1,
+        draw_score: spec.get_or(DRAW, 0.0)?,
         ..PuctConfig::default()
     };
     Ok(NetSpec {
@@ -331,6 +342,8 @@ mod tests {
     fn repetitions_are_draws_at_the_second_only_when_asked() {
         assert!(!config("net:a.bpk").two_fold_draws);
         assert!(config("net:a.bpk,twofold=1").two_fold_draws);
+        assert_eq!(config("net:a.bpk").draw_score, 0.0);
+        assert_eq!(config("net:a.bpk,draw=0.3").draw_score, 0.3);
     }
 
     #[test]
@@ -368,6 +381,7 @@ mod tests {
         assert!(err("net:a.bpk,solver=2").contains("solver"));
         assert!(err("net:a.bpk,twofold=2").contains("twofold"));
         assert!(err("net:a.bpk,guard=0").contains("guard"));
+        assert!(err("net:a.bpk,draw=1").contains("draw"));
         assert!(err("net:a.bpk,margin=100").contains("needs guard"));
         assert!(err("net:a.bpk,place=0").contains("place"));
     }

@@ -28,6 +28,26 @@ pub trait Evaluator {
     /// `values.len() != positions.len()`.
     fn evaluate(&mut self, positions: &[Position], logits: &mut [f32], values: &mut [f32]);
 
+    /// [`Evaluator::evaluate`], and each position's probability of a draw
+    /// into `draws[i]`, for a search that gives draws a value of their own
+    /// ([`crate::PuctConfig::draw_score`]). An evaluator that does not
+    /// estimate draws (a scalar value head, the test doubles) says 0.
+    ///
+    /// # Panics
+    ///
+    /// As [`Evaluator::evaluate`], and when `draws.len() != positions.len()`.
+    fn evaluate_wdl(
+        &mut self,
+        positions: &[Position],
+        logits: &mut [f32],
+        values: &mut [f32],
+        draws: &mut [f32],
+    ) {
+        assert_eq!(draws.len(), positions.len(), "draws buffer size");
+        self.evaluate(positions, logits, values);
+        draws.fill(0.0);
+    }
+
     /// The batch size this evaluator is most efficient at; search collects up
     /// to this many leaves per call.
     fn preferred_batch(&self) -> usize {

@@ -24,6 +24,10 @@
 //! evaluated before (a transposition) takes the kept answer at once instead
 //! of waiting for the evaluator.
 //!
+//! With a [`PuctConfig::draw_score`], a draw is worth that much to the root's
+//! player to act and its negative to the other: finished draws, and the
+//! evaluator's chance of a draw at each leaf ([`Evaluator::evaluate_wdl`]).
+//!
 //! Many games in flight: each [`Puct`] gathers its leaves, [`run_batched`]
 //! puts the leaves of all searches into one evaluator call.
 
@@ -92,6 +96,15 @@ pub struct PuctConfig {
     /// the search reaches again by another order of moves (lc0's `NNCache`).
     /// The same answers, fewer evaluations; off only to measure it.
     pub eval_cache: bool,
+    /// What a draw is worth to the player the search decides for (the
+    /// root's player to act) where a win is 1: lc0's draw score. The
+    /// evaluator's P(draw) times this is added to a position's value from
+    /// that player's view (taken from it from the opponent's), and a
+    /// finished draw scores it. Above 0 the search takes a safe draw over a
+    /// win it is unsure of, and a loss weighs more than a win: for a player
+    /// that must rarely lose. 0, the default, is the plain result. With an
+    /// evaluator that does not estimate draws only finished draws change.
+    pub draw_score: f32,
 }
 
 impl PuctConfig {
@@ -102,6 +115,9 @@ impl PuctConfig {
     pub const FPU_REDUCTION_RANGE: (f32, f32) = (0.0, 2.0);
     /// The `policy_temperature` a user may set.
     pub const POLICY_TEMPERATURE_RANGE: (f32, f32) = (0.1, 10.0);
+    /// The `draw_score` a user may set: short of a win or a loss, which
+    /// only finished games prove.
+    pub const DRAW_SCORE_RANGE: (f32, f32) = (-0.9, 0.9);
 }
 
 impl Default for PuctConfig {
@@ -121,6 +137,7 @@ impl Default for PuctConfig {
             stop_when_decided: false,
             two_fold_draws: false,
             eval_cache: true,
+            draw_score: 0.0,
         }
     }
 }
@@ -326,7 +343,10 @@ impl Puct {
     /// root, that subtree is kept (tree reuse); otherwise the tree is cleared.
     /// Returns whether a subtree was reused.
     pub fn set_root(&mut self, pos: Position, history: KeyHistory) -> bool {
-        let found = self.find(&pos, 3);
+        // Values scored with a draw score are one player's: the other's
+        // search starts afresh.
+        let same_side = self.config.draw_score == 0.0 || self.root_pos.to_act() == pos.to_act();
+        let found = self.find(&pos, 3).filter(|_| same_side);
         self.pending.clear();
         let reused = match found {
             Some(idx) if self.nodes[idx as usize].state == State::Expanded => {
@@ -540,7 +560,8 @@ impl Puct {
                             Some(0.0)
                         }
                         None => None,
-                    };
+                    }
+                    .map(|v| self.scored(v, if v == 0.0 { 1.0 } else { 0.0 }, pos.to_act()));
                     let node = &mut self.nodes[idx as usize];
                     node.to_act = pos.to_act();
                     if let Some(value) = result {
@@ -662,16 +683,17 @@ impl Puct {
     }
 
     /// Takes the evaluator's answers for the pending leaves, in order: row `i`
-    /// of `logits` (POLICY_SIZE wide) and `values[i]` belong to the `i`-th.
+    /// of `logits` (POLICY_SIZE wide), `values[i]` and `draws[i]` belong to
+    /// the `i`-th.
     ///
     /// # Panics
     ///
     /// When the slices are shorter than the pending leaves need.
-    pub fn apply(&mut self, logits: &[f32], values: &[f32]) {
+    pub fn apply(&mut self, logits: &[f32], values: &[f32], draws: &[f32]) {
         let pending = std::mem::take(&mut self.pending);
         for (i, &(idx, pos)) in pending.iter().enumerate() {
             let row = &logits[i * POLICY_SIZE..(i + 1) * POLICY_SIZE];
-            let value = values[i].clamp(-1.0, 1.0);
+            let value = self.scored(values[i].clamp(-1.0, 1.0), draws[i], pos.to_act());
             self.expand(idx, &pos, |_, a| row[a.policy_index()], value);
             if self.config.eval_cache {
                 let kids = &self.nodes[self.nodes[idx as usize].children()];
@@ -681,6 +703,22 @@ impl Puct {
         }
         self.pending = pending;
         self.pending.clear();
+    }
+
+    /// `value`, a result for `to_act` with a chance `draw` of a draw in it,
+    /// with the draw scored at [`PuctConfig::draw_score`] for the root's
+    /// player and at minus that for the other.
+    fn scored(&self, value: f32, draw: f32, to_act: Color) -> f32 {
+        let score = self.config.draw_score;
+        if score == 0.0 {
+            return value;
+        }
+        let score = if to_act == self.root_pos.to_act() {
+            score
+        } else {
+            -score
+        };
+        (value + score * draw).clamp(-1.0, 1.0)
     }
 
     /// Expands `idx` from the evaluator's answer kept for `pos`, if any.
@@ -869,6 +907,7 @@ pub struct EvalBuffers {
     positions: Vec<Position>,
     logits: Vec<f32>,
     values: Vec<f32>,
+    draws: Vec<f32>,
     /// Evaluator calls and positions evaluated so far.
     pub calls: u64,
     /// Positions evaluated so far.
@@ -931,7 +970,13 @@ pub(crate) fn step_capped<S: BorrowMut<Puct>, E: Evaluator + ?Sized>(
     let n = buf.positions.len();
     buf.logits.resize(n * POLICY_SIZE, 0.0);
     buf.values.resize(n, 0.0);
-    evaluator.evaluate(&buf.positions, &mut buf.logits, &mut buf.values);
+    buf.draws.resize(n, 0.0);
+    evaluator.evaluate_wdl(
+        &buf.positions,
+        &mut buf.logits,
+        &mut buf.values,
+        &mut buf.draws,
+    );
     buf.calls += 1;
     buf.evaluated += n as u64;
     let mut off = 0;
@@ -942,6 +987,7 @@ pub(crate) fn step_capped<S: BorrowMut<Puct>, E: Evaluator + ?Sized>(
             s.apply(
                 &buf.logits[off * POLICY_SIZE..(off + k) * POLICY_SIZE],
                 &buf.values[off..off + k],
+                &buf.draws[off..off + k],
             );
             off += k;
         }

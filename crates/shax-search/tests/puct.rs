@@ -856,3 +856,66 @@ fn the_eval_cache_builds_the_same_tree_from_fewer_evaluations() {
         assert_eq!(calls_with + hits, calls_without, "{preset}");
     }
 }
+
+/// An evaluator with a gamble in it: a position where White holds `point`
+/// is a small edge for White and never a draw; any other is level and
+/// almost surely a draw. Uniform priors.
+struct Gamble {
+    point: shax_core::Point,
+}
+
+impl Evaluator for Gamble {
+    fn evaluate(&mut self, positions: &[Position], logits: &mut [f32], values: &mut [f32]) {
+        let mut draws = vec![0.0; positions.len()];
+        self.evaluate_wdl(positions, logits, values, &mut draws);
+    }
+
+    fn evaluate_wdl(
+        &mut self,
+        positions: &[Position],
+        logits: &mut [f32],
+        values: &mut [f32],
+        draws: &mut [f32],
+    ) {
+        logits.fill(0.0);
+        for (i, p) in positions.iter().enumerate() {
+            let edge = p.board(Color::White).contains(self.point);
+            let white = if edge { 0.2 } else { 0.0 };
+            values[i] = if p.to_act() == Color::White {
+                white
+            } else {
+                -white
+            };
+            draws[i] = if edge { 0.0 } else { 0.9 };
+        }
+    }
+}
+
+#[test]
+fn a_draw_score_trades_an_unsure_edge_for_a_likely_draw() {
+    let pos = Position::new(Rules::preset(Preset::NineMensMorris));
+    let Action::Place(point) = pos.legal_actions()[0] else {
+        panic!("the game starts by placing");
+    };
+    let choose = |draw_score: f32| {
+        let mut s = Puct::new(
+            PuctConfig {
+                draw_score,
+                ..config(400)
+            },
+            3,
+        );
+        s.set_root(pos, KeyHistory::new(&pos));
+        s.run(&mut Gamble { point });
+        (s.best_action(0.0).unwrap(), s.root_stats().value)
+    };
+    // Draws worth nothing: the edge (0.2 against 0).
+    let (plain, _) = choose(0.0);
+    assert_eq!(plain, Action::Place(point));
+    // Draws worth half a win to White, the root's player: 0.45 against
+    // 0.2. Black's leaves carry the draw score with the opposite sign, so
+    // White's view of them agrees.
+    let (safe, value) = choose(0.5);
+    assert_ne!(safe, Action::Place(point));
+    assert!(value > 0.3, "root value {value}");
+}
