@@ -87,6 +87,14 @@ pub struct SelfPlayConfig {
     /// Uniformly random legal actions that start each game before the first search
     /// (recorded in the game, never trained on), as the evaluations' openings are.
     pub opening_plies: u32,
+    /// Game records (JSON lines, as `shax arena --out` writes them, of games under
+    /// the run's rules) whose positions start `start_fraction` of the games; empty:
+    /// none. A path relative to the working directory of `shax train`.
+    pub start_records: String,
+    /// The share of games that start at a position of `start_records` (one after its
+    /// opening and before its end, each with equal chance) instead of the rules'
+    /// start and `opening_plies` random actions.
+    pub start_fraction: f32,
 }
 
 impl Default for SelfPlayConfig {
@@ -109,6 +117,8 @@ impl Default for SelfPlayConfig {
             c_puct: search.c_init,
             fpu_reduction: search.fpu_reduction,
             opening_plies: 0,
+            start_records: String::new(),
+            start_fraction: 0.0,
         }
     }
 }
@@ -689,6 +699,13 @@ impl SelfPlayConfig {
                 format!("{} is above selfplay.sims ({})", s.fast_sims, s.sims),
             ));
         }
+        range("selfplay.start_fraction", s.start_fraction, 0.0, 1.0)?;
+        if s.start_fraction > 0.0 && s.start_records.is_empty() {
+            return Err((
+                "selfplay.start_fraction".into(),
+                format!("{} needs selfplay.start_records", s.start_fraction),
+            ));
+        }
         range("selfplay.leaves_per_batch", s.leaves_per_batch, 1, 64)?;
         let (lo, hi) = PuctConfig::C_INIT_RANGE;
         range("selfplay.c_puct", s.c_puct, lo, hi)?;
@@ -809,6 +826,14 @@ mod tests {
             (
                 "[selfplay]\nfpu_reduction = 3.0\n",
                 "selfplay.fpu_reduction",
+            ),
+            (
+                "[selfplay]\nstart_fraction = 0.5\n",
+                "selfplay.start_fraction",
+            ),
+            (
+                "[selfplay]\nstart_records = \"g.jsonl\"\nstart_fraction = 2.0\n",
+                "selfplay.start_fraction",
             ),
         ];
         for (text, key) in cases {

@@ -15,7 +15,7 @@ use shax_search::mix_seed;
 use crate::checkpoints::followed_checkpoint;
 use crate::config::TrainConfig;
 use crate::paths::RunPaths;
-use crate::run::{Observer, RunError, io};
+use crate::run::{Observer, RunError, io, start_positions};
 use crate::selfplay::{SelfPlayStats, Worker, play_generation};
 use crate::shard::write_shard;
 
@@ -66,8 +66,16 @@ pub fn selfplay(
         cfg.selfplay.workers = w;
     }
     let seed = mix_seed(cfg.run.seed, opts.seed ^ u64::from(std::process::id()));
+    let starts = start_positions(&cfg)?;
     let mut workers: Vec<Worker> = (0..cfg.workers())
-        .map(|i| Worker::new(cfg.rules, &cfg.selfplay, mix_seed(seed, i as u64)))
+        .map(|i| {
+            Worker::new(
+                cfg.rules,
+                &cfg.selfplay,
+                starts.clone(),
+                mix_seed(seed, i as u64),
+            )
+        })
         .collect();
     let mut total = SelfPlayStats::default();
     let mut current: Option<(u64, NetWeights)> = None;

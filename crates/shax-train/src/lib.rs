@@ -52,6 +52,7 @@ mod review;
 mod run;
 mod selfplay;
 mod shard;
+mod starts;
 pub mod tb;
 mod tiers;
 mod trainer;
@@ -84,6 +85,7 @@ pub use shard::{
     DecodeError, Example, GameData, SHARD_EXTENSION, SHARD_MAGIC, SHARD_VERSION, SearchSample,
     Shard, ShardError, decode_shard, encode_shard, list_shards, read_shard, write_shard,
 };
+pub use starts::StartPositions;
 pub use tiers::{
     BeginnerCheck, Calibration, Need, Tally, TiersConfig, TiersError, TiersObserver, calibrate,
     find_checkpoints, out_of_band_path,

@@ -13,6 +13,7 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
@@ -32,6 +33,7 @@ use crate::paths::{CheckpointDir, RunPaths};
 use crate::replay::{Augmenter, ReplayWindow};
 use crate::selfplay::{SelfPlayStats, Worker, play_generation};
 use crate::shard::{Shard, write_atomic, write_shard};
+use crate::starts::StartPositions;
 use crate::tb::{TbWriter, read_dir_values};
 use crate::trainer::{TrainError, Trainer};
 
@@ -75,6 +77,21 @@ pub enum RunError {
     /// An evaluation match could not run.
     #[error("evaluation: {0}")]
     Eval(#[from] ArenaError),
+}
+
+/// The positions of `selfplay.start_records`, read once for every worker.
+///
+/// # Errors
+///
+/// [`RunError::SelfPlay`] naming the file and what is wrong with it.
+pub(crate) fn start_positions(cfg: &TrainConfig) -> Result<Option<Arc<StartPositions>>, RunError> {
+    let path = &cfg.selfplay.start_records;
+    if path.is_empty() {
+        return Ok(None);
+    }
+    let starts = StartPositions::load(Path::new(path), &cfg.rules)
+        .map_err(|e| RunError::SelfPlay(format!("selfplay.start_records {e}")))?;
+    Ok(Some(Arc::new(starts)))
 }
 
 /// An I/O error of `path` as a [`RunError`].
@@ -281,10 +298,11 @@ impl<'a> Run<'a> {
             repair_tensorboard(&paths, &state, &mut tb, &mut log);
         }
         let workers = if opts.selfplay {
+            let starts = start_positions(&cfg)?;
             (0..cfg.workers())
                 .map(|i| {
                     let seed = mix_seed(cfg.run.seed, trainer.step * 1024 + i as u64 + 1);
-                    Worker::new(cfg.rules, &cfg.selfplay, seed)
+                    Worker::new(cfg.rules, &cfg.selfplay, starts.clone(), seed)
                 })
                 .collect()
         } else {

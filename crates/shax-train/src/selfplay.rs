@@ -8,12 +8,15 @@
 //! Gumbel root scales its noise by it, so at 0 it plays the best of
 //! `logit + sigma(Q)` without noise (full and fast moves alike). With
 //! `opening_plies`, each game starts with that many uniformly random actions,
-//! never trained on; the schedule's action count includes them.
+//! never trained on; the schedule's action count includes them. With
+//! `start_records`, a share of the games starts at a recorded game's position
+//! instead ([`StartPositions`]), its actions likewise never trained on.
 //!
 //! A [`Worker`] keeps its games in flight between calls, so a generation
 //! that stops when enough positions are made loses no half-played game: the
 //! next call goes on with them (and with the newer network).
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
 
@@ -26,6 +29,7 @@ use shax_search::{EvalBuffers, GumbelConfig, Puct, PuctConfig, mix_seed, step_ba
 use crate::arena::random_line;
 use crate::config::SelfPlayConfig;
 use crate::shard::{GameData, SearchSample, Shard};
+use crate::starts::StartPositions;
 
 /// A game longer than this many actions is adjudicated a draw (the rules'
 /// own limits normally end games long before).
@@ -96,6 +100,8 @@ pub struct Worker {
     rng: SmallRng,
     searches: Vec<Puct>,
     slots: Vec<Slot>,
+    /// Where `start_fraction` of the games start.
+    starts: Option<Arc<StartPositions>>,
 }
 
 impl std::fmt::Debug for Worker {
@@ -107,8 +113,14 @@ impl std::fmt::Debug for Worker {
 }
 
 impl Worker {
-    /// A worker for `rules` with the settings `cfg`, seeded by `seed`.
-    pub fn new(rules: Rules, cfg: &SelfPlayConfig, seed: u64) -> Worker {
+    /// A worker for `rules` with the settings `cfg`, seeded by `seed`,
+    /// starting `cfg.start_fraction` of its games at positions of `starts`.
+    pub fn new(
+        rules: Rules,
+        cfg: &SelfPlayConfig,
+        starts: Option<Arc<StartPositions>>,
+        seed: u64,
+    ) -> Worker {
         let gumbel = cfg.gumbel.then_some(GumbelConfig {
             considered: cfg.gumbel_considered,
             ..GumbelConfig::default()
@@ -152,6 +164,7 @@ impl Worker {
                     this_full: true,
                 })
                 .collect(),
+            starts,
         };
         for i in 0..w.slots.len() {
             w.new_game(i);
@@ -160,10 +173,17 @@ impl Worker {
     }
 
     /// Starts slot `i`'s next game: `opening_plies` uniformly random legal
-    /// actions from the rules' start (recorded as fast moves, no sample; an
+    /// actions from the rules' start, or a recorded position in
+    /// `start_fraction` of the games (recorded as fast moves, no sample; an
     /// opening that ends the game is drawn again), then its first search.
     fn new_game(&mut self, i: usize) {
         let (rules, plies, rng) = (self.rules, self.cfg.opening_plies, &mut self.rng);
+        if let Some(starts) = &self.starts
+            && rng.random::<f32>() < self.cfg.start_fraction
+        {
+            let start = starts.pick(rules, |n| rng.random_range(0..n));
+            return self.begin_game(i, start);
+        }
         let mut opening = || random_line(rules, plies, |n| rng.random_range(0..n));
         let (mut line, mut pos, mut history) = opening();
         for _attempt in 1..100 {
@@ -176,6 +196,12 @@ impl Worker {
             // A hundred openings all ended the game: start without one.
             (line, pos, history) = random_line(rules, 0, |_| 0);
         }
+        self.begin_game(i, (line, pos, history));
+    }
+
+    /// Puts a game that has played `line` to `pos` into slot `i` and starts
+    /// its first search.
+    fn begin_game(&mut self, i: usize, (line, pos, history): (Vec<Action>, Position, KeyHistory)) {
         let slot = &mut self.slots[i];
         slot.full = vec![false; line.len()];
         slot.actions = line;
@@ -388,7 +414,7 @@ mod tests {
             fpu_reduction: 0.0,
             ..SelfPlayConfig::default()
         };
-        let worker = Worker::new(Rules::default(), &cfg, 1);
+        let worker = Worker::new(Rules::default(), &cfg, None, 1);
         for full in [true, false] {
             let c = worker.move_config(full, 30);
             assert_eq!((c.c_init, c.fpu_reduction), (0.5, 0.0), "full {full}");
@@ -409,7 +435,7 @@ mod tests {
             final_temperature: 0.0,
             ..SelfPlayConfig::default()
         };
-        let worker = Worker::new(Rules::default(), &cfg, 1);
+        let worker = Worker::new(Rules::default(), &cfg, None, 1);
         for full in [true, false] {
             for ply in 0..8 {
                 let c = worker.move_config(full, ply);
@@ -454,7 +480,7 @@ mod tests {
         let model = shax_nn::ModelConfig::new().with_hidden(8).with_blocks(0);
         let device = shax_nn::Backend::Cpu.device();
         let weights = shax_nn::NetWeights::from_net(&model, model.init(&device)).unwrap();
-        let mut worker = Worker::new(Rules::default(), &cfg, 7);
+        let mut worker = Worker::new(Rules::default(), &cfg, None, 7);
         let (produced, stop) = (AtomicU64::new(0), AtomicBool::new(false));
         let (games, _) = worker
             .play(&weights, shax_nn::Backend::Cpu, &produced, 300, &stop)
@@ -471,5 +497,58 @@ mod tests {
         let openings: std::collections::HashSet<_> =
             games.iter().map(|g| g.actions[..4].to_vec()).collect();
         assert!(openings.len() > games.len() / 2, "{openings:?}");
+    }
+
+    /// With `start_fraction` 1 every game starts at a position of the
+    /// recorded game, past its opening: the recorded actions are played,
+    /// never trained on, and the starts differ from game to game.
+    #[test]
+    fn games_start_at_recorded_positions() {
+        let rules = Rules::default();
+        let mut rng = SmallRng::seed_from_u64(3);
+        let mut game = shax_core::Game::new(rules);
+        while game.outcome().is_none() {
+            let legal = game.legal_actions();
+            game.play(legal[rng.random_range(0..legal.len())]).unwrap();
+        }
+        let recorded = game.actions().to_vec();
+        let dir = std::env::temp_dir().join(format!("shax-selfplay-starts-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("games.jsonl");
+        let record = crate::record::GameRecord::new(&game, 2, "random", "random", 0);
+        crate::record::write_records(&path, &[record]).unwrap();
+        let starts = Arc::new(StartPositions::load(&path, &rules).unwrap());
+        let cfg = SelfPlayConfig {
+            games_in_flight: 8,
+            sims: 4,
+            fast_sims: 2,
+            start_records: path.display().to_string(),
+            start_fraction: 1.0,
+            ..SelfPlayConfig::default()
+        };
+        let model = shax_nn::ModelConfig::new().with_hidden(8).with_blocks(0);
+        let device = shax_nn::Backend::Cpu.device();
+        let weights = shax_nn::NetWeights::from_net(&model, model.init(&device)).unwrap();
+        let mut worker = Worker::new(rules, &cfg, Some(starts), 7);
+        let (produced, stop) = (AtomicU64::new(0), AtomicBool::new(false));
+        let (games, _) = worker
+            .play(&weights, shax_nn::Backend::Cpu, &produced, 300, &stop)
+            .unwrap();
+        assert!(games.len() >= 4, "{} games", games.len());
+        let mut shared = std::collections::HashSet::new();
+        for g in &games {
+            let common = g
+                .actions
+                .iter()
+                .zip(&recorded)
+                .take_while(|(a, b)| a == b)
+                .count();
+            assert!(common >= 2, "past the recorded opening: {common}");
+            assert!(g.full_search[..2].iter().all(|&f| !f));
+            assert!(g.samples.iter().all(|s| s.ply >= 2));
+            shared.insert(common);
+        }
+        assert!(shared.len() > 2, "starts differ: {shared:?}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
