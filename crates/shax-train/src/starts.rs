@@ -43,10 +43,14 @@ impl StartPositions {
                 let why = format!("a game of {}, not of {}", record.rules, rules.name());
                 return Err(at(i + 1, why));
             }
-            lines.push((game.actions().to_vec(), record.opening.len()));
+            // A game over within its opening has no position to start at.
+            if game.actions().len() > record.opening.len() {
+                lines.push((game.actions().to_vec(), record.opening.len()));
+            }
         }
         if lines.is_empty() {
-            return Err(format!("{}: no game records", path.display()));
+            let why = "no game records with a position after their opening";
+            return Err(format!("{}: {why}", path.display()));
         }
         Ok(StartPositions { lines })
     }
