@@ -1,13 +1,12 @@
 //! `shax analyse`: review recorded games with a searching player; each
 //! action's cost and each side's mistakes.
 
-use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 
 use anyhow::{Context, bail};
 use shax_core::{Color, Rules};
 use shax_search::{Limits, Player, WIN, WIN_BOUND};
-use shax_train::{GameRecord, GameReview, review_game};
+use shax_train::{GameRecord, GameReview, read_records, review_game};
 
 use super::players::registry;
 
@@ -35,7 +34,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let records = read_records(&args)?;
+    let records = chosen_records(&args)?;
     let mut reviewer: Option<(String, Box<dyn Player>)> = None;
     for (line, record) in records {
         let rules = Rules::from_toml(&record.rules_toml)
@@ -71,19 +70,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 }
 
 /// The chosen records with their line numbers; a line that is not a record is an error.
-fn read_records(args: &Args) -> anyhow::Result<Vec<(usize, GameRecord)>> {
+fn chosen_records(args: &Args) -> anyhow::Result<Vec<(usize, GameRecord)>> {
     let path = &args.records;
-    let file = std::fs::File::open(path).with_context(|| format!("reading {}", path.display()))?;
-    let mut all = Vec::new();
-    for (i, line) in BufReader::new(file).lines().enumerate() {
-        let line = line.with_context(|| format!("reading {}", path.display()))?;
-        if line.trim().is_empty() {
-            continue;
-        }
-        let record: GameRecord = serde_json::from_str(&line)
-            .with_context(|| format!("{} line {}: not a game record", path.display(), i + 1))?;
-        all.push((i + 1, record));
-    }
+    let mut all = read_records(path)?;
     let Some(list) = &args.games else {
         return Ok(all);
     };

@@ -76,7 +76,9 @@ pub use ladder::{LadderConfig, LadderResult, PairResult, Rating, run_ladder};
 pub use paths::{
     CONFIG_FILE, CheckpointDir, RunPaths, checkpoint_net, list_checkpoints, step_of_folder,
 };
-pub use record::{GameRecord, RECORD_VERSION, RecordError, write_records};
+pub use record::{
+    GameRecord, RECORD_VERSION, RecordError, RecordsFileError, read_records, write_records,
+};
 pub use replay::{Augmenter, Batch, ReplayWindow};
 pub use review::{ActionReview, GameReview, ReviewError, review_game};
 pub use run::{Observer, RunError, TrainOptions, TrainSummary, train};

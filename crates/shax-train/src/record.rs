@@ -2,7 +2,8 @@
 //! later tool needs to replay the game: the rules (name and full TOML), the
 //! players, the random opening and the actions that followed, in notation.
 
-use std::path::Path;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 use shax_core::{Game, Outcome, PlayError, Rules, RulesError};
@@ -123,6 +124,60 @@ fn outcome_words(o: Option<Outcome>) -> (String, String) {
         ),
         None => ("none".to_string(), "unfinished".to_string()),
     }
+}
+
+/// Why a file of game records could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum RecordsFileError {
+    /// The file could not be opened or read.
+    #[error("reading {}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The system's error.
+        source: std::io::Error,
+    },
+    /// A line is not a game record.
+    #[error("{} line {line}: not a game record", path.display())]
+    NotARecord {
+        /// The file.
+        path: PathBuf,
+        /// The line, from 1.
+        line: usize,
+        /// What the JSON parser said.
+        source: serde_json::Error,
+    },
+}
+
+/// Reads the game records at `path`, one JSON object a line as
+/// [`write_records`] writes them (blank lines skipped), each with its line
+/// number from 1.
+///
+/// # Errors
+///
+/// [`RecordsFileError`] naming the file, and the first line that is not a
+/// record.
+pub fn read_records(path: &Path) -> Result<Vec<(usize, GameRecord)>, RecordsFileError> {
+    let io = |source| RecordsFileError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let file = std::fs::File::open(path).map_err(io)?;
+    let mut records = Vec::new();
+    for (i, text) in BufReader::new(file).lines().enumerate() {
+        let text = text.map_err(io)?;
+        if text.trim().is_empty() {
+            continue;
+        }
+        let record =
+            serde_json::from_str(&text).map_err(|source| RecordsFileError::NotARecord {
+                path: path.to_path_buf(),
+                line: i + 1,
+                source,
+            })?;
+        records.push((i + 1, record));
+    }
+    Ok(records)
 }
 
 /// Writes records as JSON lines to `path`, atomically

@@ -5,12 +5,12 @@
 //! against a strong alpha-beta put its self-play where that opponent takes
 //! it, positions plain self-play rarely reaches.
 
-use std::io::{BufRead, BufReader};
+use std::error::Error as _;
 use std::path::Path;
 
 use shax_core::{Action, KeyHistory, Position, Rules};
 
-use crate::record::GameRecord;
+use crate::record::read_records;
 
 /// The recorded games whose positions start self-play games.
 #[derive(Clone, Debug, Default)]
@@ -29,19 +29,16 @@ impl StartPositions {
     /// is not a record of a game under `rules`; or none at all.
     pub fn load(path: &Path, rules: &Rules) -> Result<StartPositions, String> {
         let at = |line: usize, why: String| format!("{} line {line}: {why}", path.display());
-        let file = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let records = read_records(path).map_err(|e| match e.source() {
+            Some(cause) => format!("{e}: {cause}"),
+            None => e.to_string(),
+        })?;
         let mut lines = Vec::new();
-        for (i, text) in BufReader::new(file).lines().enumerate() {
-            let text = text.map_err(|e| format!("{}: {e}", path.display()))?;
-            if text.trim().is_empty() {
-                continue;
-            }
-            let record: GameRecord =
-                serde_json::from_str(&text).map_err(|e| at(i + 1, format!("not a record: {e}")))?;
-            let game = record.replay().map_err(|e| at(i + 1, e.to_string()))?;
+        for (line, record) in records {
+            let game = record.replay().map_err(|e| at(line, e.to_string()))?;
             if game.position().rules() != rules {
                 let why = format!("a game of {}, not of {}", record.rules, rules.name());
-                return Err(at(i + 1, why));
+                return Err(at(line, why));
             }
             // A game over within its opening has no position to start at.
             if game.actions().len() > record.opening.len() {
@@ -91,7 +88,7 @@ impl StartPositions {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::write_records;
+    use crate::record::{GameRecord, write_records};
     use rand::rngs::SmallRng;
     use rand::{Rng, SeedableRng};
     use shax_core::{Game, Preset};
@@ -168,7 +165,10 @@ mod tests {
         let junk = dir.join("junk.jsonl");
         std::fs::write(&junk, "{\"version\":1}\n").unwrap();
         let err = StartPositions::load(&junk, &nmm).unwrap_err();
-        assert!(err.contains("junk.jsonl line 1: not a record"), "{err}");
+        assert!(
+            err.contains("junk.jsonl line 1: not a game record"),
+            "{err}"
+        );
         let err = StartPositions::load(&dir.join("missing"), &nmm).unwrap_err();
         assert!(err.contains("missing"), "{err}");
     }
