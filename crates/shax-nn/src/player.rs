@@ -76,6 +76,9 @@ pub const GUARD: Param<u64> = Param::new("guard", 1, 1_000_000_000);
 /// The guard's margin in centi-pieces (default [`Guard::DEFAULT_MARGIN`]):
 /// a choice this much worse than the alpha-beta's best is vetoed.
 pub const MARGIN: Param<u32> = Param::new("margin", 0, 100_000);
+/// The guard's nodes where its first search finds the player behind (see
+/// [`Guard::with_behind`]; default: the guard's nodes everywhere).
+pub const BEHIND: Param<u64> = Param::new("behind", 1, 1_000_000_000);
 
 /// Default simulations of a `net:` player.
 pub const DEFAULT_SIMS: u32 = 64;
@@ -120,7 +123,7 @@ impl WeightsCache {
 /// The help line of the `net` kind.
 pub fn net_help() -> String {
     format!(
-        "net:<checkpoint>[,gumbel] {} {} {} {} {} {} {} {} {} {} {} {} {} {} {} - MCTS guided by a network (sims default {DEFAULT_SIMS}, place: sims of a decision to place a piece (default sims), batch {DEFAULT_BATCH}: leaves per network call, cpuct {DEFAULT_CPUCT}, fpu {DEFAULT_FPU}, ptemp {DEFAULT_PTEMP}: policy softmax temperature of the priors, solver 0: off, early 1: stop once decided, twofold 0: repetitions are draws at the third, cache 1: transpositions reuse the network's answer, draw 0: what a draw is worth to the player (a win 1), guard: alpha-beta nodes that review each choice (default none), margin {}: centi-pieces a choice may trail the guard's best)",
+        "net:<checkpoint>[,gumbel] {} {} {} {} {} {} {} {} {} {} {} {} {} {} {} {} - MCTS guided by a network (sims default {DEFAULT_SIMS}, place: sims of a decision to place a piece (default sims), batch {DEFAULT_BATCH}: leaves per network call, cpuct {DEFAULT_CPUCT}, fpu {DEFAULT_FPU}, ptemp {DEFAULT_PTEMP}: policy softmax temperature of the priors, solver 0: off, early 1: stop once decided, twofold 0: repetitions are draws at the third, cache 1: transpositions reuse the network's answer, draw 0: what a draw is worth to the player (a win 1), guard: alpha-beta nodes that review each choice (default none), margin {}: centi-pieces a choice may trail the guard's best, behind: the guard's nodes once it finds the player {} centi-pieces or more behind)",
         SIMS.help(),
         PLACE.help(),
         BATCH.help(),
@@ -135,8 +138,10 @@ pub fn net_help() -> String {
         DRAW.help(),
         GUARD.help(),
         MARGIN.help(),
+        BEHIND.help(),
         SEED.help(),
-        Guard::DEFAULT_MARGIN
+        Guard::DEFAULT_MARGIN,
+        Guard::BEHIND,
     )
 }
 
@@ -195,8 +200,8 @@ fn build_net(
     if let Some(sims) = place_sims {
         player = player.with_place_sims(sims);
     }
-    if let Some((nodes, margin)) = guard {
-        player = player.with_guard(Guard::new(nodes, margin));
+    if let Some(g) = guard {
+        player = player.with_guard(Guard::new(g.nodes, g.margin).with_behind(g.behind));
     }
     Ok(Box::new(player))
 }
@@ -211,8 +216,17 @@ struct NetSpec<'a> {
     temperature: f32,
     /// The simulations of a decision to place a piece, if not the config's.
     place_sims: Option<u32>,
-    /// The guard's nodes and margin, if any.
-    guard: Option<(u64, i32)>,
+    /// The guard, if any.
+    guard: Option<GuardSpec>,
+}
+
+/// What a `net:` spec asks of its guard.
+#[derive(Debug, PartialEq)]
+struct GuardSpec {
+    nodes: u64,
+    margin: i32,
+    /// The nodes where the player is behind (0: `nodes` there too).
+    behind: u64,
 }
 
 fn search_config(spec: &PlayerSpec) -> Result<NetSpec<'_>, SpecError> {
@@ -231,6 +245,7 @@ fn search_config(spec: &PlayerSpec) -> Result<NetSpec<'_>, SpecError> {
         DRAW.key,
         GUARD.key,
         MARGIN.key,
+        BEHIND.key,
         SEED.key,
     ])?;
     let args_err = |why: String| SpecError::Arguments {
@@ -275,17 +290,29 @@ fn search_config(spec: &PlayerSpec) -> Result<NetSpec<'_>, SpecError> {
     })
 }
 
-/// `guard=N[,margin=M]`: the guard's nodes and margin; a margin without a
-/// guard is an error.
-fn guard_config(spec: &PlayerSpec) -> Result<Option<(u64, i32)>, SpecError> {
+/// `guard=N[,margin=M][,behind=B]`: the guard's nodes, margin and nodes
+/// where behind; a margin or `behind` without a guard is an error.
+fn guard_config(spec: &PlayerSpec) -> Result<Option<GuardSpec>, SpecError> {
     let margin = spec.get(MARGIN)?;
-    match (spec.get(GUARD)?, margin) {
-        (Some(nodes), m) => Ok(Some((nodes, m.map_or(Guard::DEFAULT_MARGIN, |m| m as i32)))),
-        (None, Some(_)) => Err(SpecError::Arguments {
+    let behind = spec.get(BEHIND)?;
+    match spec.get(GUARD)? {
+        Some(nodes) => Ok(Some(GuardSpec {
+            nodes,
+            margin: margin.map_or(Guard::DEFAULT_MARGIN, |m| m as i32),
+            behind: behind.unwrap_or(0),
+        })),
+        None if margin.is_some() || behind.is_some() => Err(SpecError::Arguments {
             kind: spec.kind.clone(),
-            why: "margin=M needs guard=N (the guard's alpha-beta nodes)".to_string(),
+            why: format!(
+                "{}=M needs guard=N (the guard's alpha-beta nodes)",
+                if margin.is_some() {
+                    MARGIN.key
+                } else {
+                    BEHIND.key
+                }
+            ),
         }),
-        (None, None) => Ok(None),
+        None => Ok(None),
     }
 }
 
@@ -361,12 +388,23 @@ mod tests {
     #[test]
     fn a_guard_reviews_choices_only_when_asked() {
         let guard = |s: &str| search_config(&s.parse().unwrap()).unwrap().guard;
+        let spec = |nodes, margin, behind| {
+            Some(GuardSpec {
+                nodes,
+                margin,
+                behind,
+            })
+        };
         assert_eq!(guard("net:a.bpk"), None);
         assert_eq!(
             guard("net:a.bpk,guard=5000"),
-            Some((5000, Guard::DEFAULT_MARGIN))
+            spec(5000, Guard::DEFAULT_MARGIN, 0)
         );
-        assert_eq!(guard("net:a.bpk,guard=5000,margin=80"), Some((5000, 80)));
+        assert_eq!(guard("net:a.bpk,guard=5000,margin=80"), spec(5000, 80, 0));
+        assert_eq!(
+            guard("net:a.bpk,guard=5000,behind=20000"),
+            spec(5000, Guard::DEFAULT_MARGIN, 20000)
+        );
     }
 
     #[test]
@@ -382,7 +420,9 @@ mod tests {
         assert!(err("net:a.bpk,twofold=2").contains("twofold"));
         assert!(err("net:a.bpk,guard=0").contains("guard"));
         assert!(err("net:a.bpk,draw=1").contains("draw"));
-        assert!(err("net:a.bpk,margin=100").contains("needs guard"));
+        assert!(err("net:a.bpk,margin=100").contains("margin=M needs guard"));
+        assert!(err("net:a.bpk,behind=100").contains("behind=M needs guard"));
+        assert!(err("net:a.bpk,guard=10,behind=0").contains("behind"));
         assert!(err("net:a.bpk,place=0").contains("place"));
     }
 }

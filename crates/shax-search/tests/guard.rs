@@ -105,3 +105,51 @@ fn a_cutoff_ends_the_guards_searches_whatever_their_budget() {
     guard.review(&pos, &hist, &[act("a7")], 1, None).unwrap();
     assert!(guard.searched() >= 200_000, "{}", guard.searched());
 }
+
+/// Nine Men's Morris, moving: White to act with five pieces against seven,
+/// some five pieces behind by the alpha-beta's score, not lost by force.
+const FIVE_AGAINST_SEVEN: &str = "W.B/BW./.../B.W.BW/B../.B./W.B w - 0,0 - -,- 0 0 30";
+
+#[test]
+fn a_guard_searches_deeper_only_where_the_player_is_behind() {
+    let rules = Rules::preset(Preset::NineMensMorris);
+    let searched = |fen: &str, behind: u64| {
+        let pos = Position::from_fen(rules, fen).unwrap();
+        let first = pos.legal_actions()[0];
+        let mut guard = Guard::new(5_000, Guard::DEFAULT_MARGIN).with_behind(behind);
+        let a = guard.review(&pos, &KeyHistory::new(&pos), &[first], 1, None);
+        (a, guard.searched())
+    };
+    let (_, plain) = searched(FIVE_AGAINST_SEVEN, 0);
+    let (a, deeper) = searched(FIVE_AGAINST_SEVEN, 100_000);
+    assert!(a.is_some());
+    assert!(plain < 50_000, "{plain}");
+    assert!(deeper >= 100_000, "{deeper}");
+    // Level: the larger budget is never used, and nothing changes.
+    let start = Position::new(rules).fen();
+    assert_eq!(searched(&start, 0), searched(&start, 100_000));
+}
+
+/// Nine Men's Morris, moving: White to act, five pieces against seven and
+/// some six pieces behind. d6-b6 (and d6-d7, d6-d5, c4-b4) loses by force
+/// where 5,000 nodes do not see it and 100,000 do; a1-d1 holds.
+const BEHIND_WITH_A_TRAP: &str = "W.B/.WB/.../B.W.BW/B../.B./W.B w - 0,0 - -,- 0 0 30";
+
+#[test]
+fn behind_a_second_look_vetoes_a_forced_loss_and_only_that() {
+    let rules = Rules::preset(Preset::NineMensMorris);
+    let pos = Position::from_fen(rules, BEHIND_WITH_A_TRAP).unwrap();
+    let review = |choice: &str, behind: u64| {
+        // A wide margin: the first look accepts any choice it does not see
+        // losing by force.
+        Guard::new(5_000, 1_000)
+            .with_behind(behind)
+            .review(&pos, &KeyHistory::new(&pos), &[act(choice)], 1, None)
+            .unwrap()
+    };
+    assert_eq!(review("d6-b6", 0), act("d6-b6"));
+    let a = review("d6-b6", 200_000);
+    assert!(a != act("d6-b6") && pos.is_legal(a), "{a}");
+    // A choice that holds stands, whatever the deeper search prefers.
+    assert_eq!(review("a1-d1", 200_000), act("a1-d1"));
+}
