@@ -54,6 +54,8 @@ mod selfplay;
 mod shard;
 mod starts;
 pub mod tb;
+#[cfg(test)]
+mod testkit;
 mod tiers;
 mod trainer;
 mod tune;

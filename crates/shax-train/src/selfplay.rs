@@ -505,12 +505,7 @@ mod tests {
     #[test]
     fn games_start_at_recorded_positions() {
         let rules = Rules::default();
-        let mut rng = SmallRng::seed_from_u64(3);
-        let mut game = shax_core::Game::new(rules);
-        while game.outcome().is_none() {
-            let legal = game.legal_actions();
-            game.play(legal[rng.random_range(0..legal.len())]).unwrap();
-        }
+        let game = crate::testkit::random_game(rules, 3);
         let recorded = game.actions().to_vec();
         let dir = std::env::temp_dir().join(format!("shax-selfplay-starts-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();

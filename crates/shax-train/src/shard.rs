@@ -599,17 +599,14 @@ mod tests {
     /// the end, over the pieces per side, on a random game with captures.
     #[test]
     fn material_targets_look_ahead_from_the_player_to_act() {
-        use rand::{Rng, SeedableRng};
         let rules = Rules::preset(shax_core::Preset::NineMensMorris);
-        let mut rng = rand::rngs::SmallRng::seed_from_u64(5);
-        let mut game = Game::new(rules);
-        let mut positions = Vec::new();
-        while game.outcome().is_none() {
-            positions.push(*game.position());
-            let legal = game.legal_actions();
-            game.play(legal[rng.random_range(0..legal.len())]).unwrap();
+        let game = crate::testkit::random_game(rules, 5);
+        let mut replay = Game::new(rules);
+        let mut positions = vec![*replay.position()];
+        for &a in game.actions() {
+            replay.play(a).unwrap();
+            positions.push(*replay.position());
         }
-        positions.push(*game.position());
         let samples = (0..game.len() as u32)
             .map(|ply| SearchSample {
                 ply,

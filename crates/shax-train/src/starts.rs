@@ -89,20 +89,10 @@ impl StartPositions {
 mod tests {
     use super::*;
     use crate::record::{GameRecord, write_records};
+    use crate::testkit::random_game;
     use rand::rngs::SmallRng;
     use rand::{Rng, SeedableRng};
     use shax_core::{Game, Preset};
-
-    /// A finished game of random actions under `rules`.
-    fn random_game(rules: Rules, seed: u64) -> Game {
-        let mut rng = SmallRng::seed_from_u64(seed);
-        let mut game = Game::new(rules);
-        while game.outcome().is_none() {
-            let legal = game.legal_actions();
-            game.play(legal[rng.random_range(0..legal.len())]).unwrap();
-        }
-        game
-    }
 
     /// An empty folder of this test's own.
     fn scratch_dir(name: &str) -> std::path::PathBuf {
