@@ -76,8 +76,9 @@ pub const GUARD: Param<u64> = Param::new("guard", 1, 1_000_000_000);
 /// The guard's margin in centi-pieces (default [`Guard::DEFAULT_MARGIN`]):
 /// a choice this much worse than the alpha-beta's best is vetoed.
 pub const MARGIN: Param<u32> = Param::new("margin", 0, 100_000);
-/// The guard's nodes where its first search finds the player behind (see
-/// [`Guard::with_behind`]; default: the guard's nodes everywhere).
+/// The nodes of the guard's second look where its first search finds the
+/// player behind, vetoing only a choice it proves lost (see
+/// [`Guard::with_behind`]; default: no second look).
 pub const BEHIND: Param<u64> = Param::new("behind", 1, 1_000_000_000);
 
 /// Default simulations of a `net:` player.
@@ -123,7 +124,7 @@ impl WeightsCache {
 /// The help line of the `net` kind.
 pub fn net_help() -> String {
     format!(
-        "net:<checkpoint>[,gumbel] {} {} {} {} {} {} {} {} {} {} {} {} {} {} {} {} - MCTS guided by a network (sims default {DEFAULT_SIMS}, place: sims of a decision to place a piece (default sims), batch {DEFAULT_BATCH}: leaves per network call, cpuct {DEFAULT_CPUCT}, fpu {DEFAULT_FPU}, ptemp {DEFAULT_PTEMP}: policy softmax temperature of the priors, solver 0: off, early 1: stop once decided, twofold 0: repetitions are draws at the third, cache 1: transpositions reuse the network's answer, draw 0: what a draw is worth to the player (a win 1), guard: alpha-beta nodes that review each choice (default none), margin {}: centi-pieces a choice may trail the guard's best, behind: the guard's nodes once it finds the player {} centi-pieces or more behind)",
+        "net:<checkpoint>[,gumbel] {} {} {} {} {} {} {} {} {} {} {} {} {} {} {} {} - MCTS guided by a network (sims default {DEFAULT_SIMS}, place: sims of a decision to place a piece (default sims), batch {DEFAULT_BATCH}: leaves per network call, cpuct {DEFAULT_CPUCT}, fpu {DEFAULT_FPU}, ptemp {DEFAULT_PTEMP}: policy softmax temperature of the priors, solver 0: off, early 1: stop once decided, twofold 0: repetitions are draws at the third, cache 1: transpositions reuse the network's answer, draw 0: what a draw is worth to the player (a win 1), guard: alpha-beta nodes that review each choice (default none), margin {}: centi-pieces a choice may trail the guard's best, behind: nodes of a second look, vetoing only a proven loss, where the guard finds the player {} centi-pieces or more behind)",
         SIMS.help(),
         PLACE.help(),
         BATCH.help(),
@@ -225,7 +226,7 @@ struct NetSpec<'a> {
 struct GuardSpec {
     nodes: u64,
     margin: i32,
-    /// The nodes where the player is behind (0: `nodes` there too).
+    /// The nodes of the second look where the player is behind (0: none).
     behind: u64,
 }
 
