@@ -302,17 +302,18 @@ fn guard_config(spec: &PlayerSpec) -> Result<Option<GuardSpec>, SpecError> {
             margin: margin.map_or(Guard::DEFAULT_MARGIN, |m| m as i32),
             behind: behind.unwrap_or(0),
         })),
-        None if margin.is_some() || behind.is_some() => Err(SpecError::Arguments {
-            kind: spec.kind.clone(),
-            why: format!(
-                "{}=M needs guard=N (the guard's alpha-beta nodes)",
-                if margin.is_some() {
-                    MARGIN.key
-                } else {
-                    BEHIND.key
-                }
-            ),
-        }),
+        None if margin.is_some() || behind.is_some() => {
+            // The letters of the README's spec line.
+            let (key, value) = if margin.is_some() {
+                (MARGIN.key, "M")
+            } else {
+                (BEHIND.key, "B")
+            };
+            Err(SpecError::Arguments {
+                kind: spec.kind.clone(),
+                why: format!("{key}={value} needs guard=G (the guard's alpha-beta nodes)"),
+            })
+        }
         None => Ok(None),
     }
 }
@@ -422,7 +423,7 @@ mod tests {
         assert!(err("net:a.bpk,guard=0").contains("guard"));
         assert!(err("net:a.bpk,draw=1").contains("draw"));
         assert!(err("net:a.bpk,margin=100").contains("margin=M needs guard"));
-        assert!(err("net:a.bpk,behind=100").contains("behind=M needs guard"));
+        assert!(err("net:a.bpk,behind=100").contains("behind=B needs guard"));
         assert!(err("net:a.bpk,guard=10,behind=0").contains("behind"));
         assert!(err("net:a.bpk,place=0").contains("place"));
     }
