@@ -11,8 +11,8 @@ use std::sync::{Arc, Mutex};
 
 use shax_core::Rules;
 use shax_search::{
-    Guard, GumbelConfig, NeuralPlayer, Param, Player, PlayerSpec, PuctConfig, Registry, SEED,
-    SpecError,
+    Evaluator, Guard, GumbelConfig, NeuralPlayer, Param, Player, PlayerSpec, PuctConfig, Registry,
+    SEED, SYMMETRY_SIZES, SpecError, SymmetryAverage,
 };
 
 use crate::checkpoint::load_weights;
@@ -81,6 +81,10 @@ pub const MARGIN: Param<u32> = Param::new("margin", 0, 100_000);
 /// [`Guard::with_behind`]; default: no second look).
 pub const BEHIND: Param<u64> = Param::new("behind", 1, 1_000_000_000);
 
+/// Board symmetries the network's answers are averaged over (1, 2, 4, 8 or
+/// 16; default 1, the network as it is): see [`SymmetryAverage`].
+pub const SYMS: Param<usize> = Param::new("syms", 1, 16);
+
 /// Default simulations of a `net:` player.
 pub const DEFAULT_SIMS: u32 = 64;
 /// One leaf a call: `sims=N` is N simulations of sequential PUCT. With the
@@ -124,7 +128,7 @@ impl WeightsCache {
 /// The help line of the `net` kind.
 pub fn net_help() -> String {
     format!(
-        "net:<checkpoint>[,gumbel] {} {} {} {} {} {} {} {} {} {} {} {} {} {} {} {} - MCTS guided by a network (sims default {DEFAULT_SIMS}, place: sims of a decision to place a piece (default sims), batch {DEFAULT_BATCH}: leaves per network call, cpuct {DEFAULT_CPUCT}, fpu {DEFAULT_FPU}, ptemp {DEFAULT_PTEMP}: policy softmax temperature of the priors, solver 0: off, early 1: stop once decided, twofold 0: repetitions are draws at the third, cache 1: transpositions reuse the network's answer, draw 0: what a draw is worth to the player (a win 1), guard: alpha-beta nodes that review each choice (default none), margin {}: centi-pieces a choice may trail the guard's best, behind: nodes of a second look, vetoing only a proven loss, where the guard finds the player {} centi-pieces or more behind)",
+        "net:<checkpoint>[,gumbel] {} {} {} {} {} {} {} {} {} {} {} {} {} {} {} {} {} - MCTS guided by a network (sims default {DEFAULT_SIMS}, place: sims of a decision to place a piece (default sims), batch {DEFAULT_BATCH}: leaves per network call, cpuct {DEFAULT_CPUCT}, fpu {DEFAULT_FPU}, ptemp {DEFAULT_PTEMP}: policy softmax temperature of the priors, solver 0: off, early 1: stop once decided, twofold 0: repetitions are draws at the third, cache 1: transpositions reuse the network's answer, draw 0: what a draw is worth to the player (a win 1), syms 1: board symmetries the network is averaged over (1, 2, 4, 8 or 16), guard: alpha-beta nodes that review each choice (default none), margin {}: centi-pieces a choice may trail the guard's best, behind: nodes of a second look, vetoing only a proven loss, where the guard finds the player {} centi-pieces or more behind)",
         SIMS.help(),
         PLACE.help(),
         BATCH.help(),
@@ -137,6 +141,7 @@ pub fn net_help() -> String {
         TWOFOLD.help(),
         CACHE.help(),
         DRAW.help(),
+        SYMS.help(),
         GUARD.help(),
         MARGIN.help(),
         BEHIND.help(),
@@ -184,6 +189,7 @@ fn build_net(
         config,
         temperature,
         place_sims,
+        syms,
         guard,
     } = search_config(spec)?;
     let build_err = |why: String| SpecError::Build {
@@ -195,7 +201,12 @@ fn build_net(
         .evaluator()
         .map_err(|e| build_err(e.to_string()))?
         .with_preferred_batch(config.leaves_per_batch);
-    let mut player = NeuralPlayer::new(spec.to_string(), config, Box::new(evaluator))
+    let evaluator: Box<dyn Evaluator + Send> = if syms == 1 {
+        Box::new(evaluator)
+    } else {
+        Box::new(SymmetryAverage::new(evaluator, syms).expect("checked by search_config"))
+    };
+    let mut player = NeuralPlayer::new(spec.to_string(), config, evaluator)
         .with_temperature(temperature)
         .with_network(path);
     if let Some(sims) = place_sims {
@@ -217,6 +228,8 @@ struct NetSpec<'a> {
     temperature: f32,
     /// The simulations of a decision to place a piece, if not the config's.
     place_sims: Option<u32>,
+    /// The symmetries the network is averaged over.
+    syms: usize,
     /// The guard, if any.
     guard: Option<GuardSpec>,
 }
@@ -244,6 +257,7 @@ fn search_config(spec: &PlayerSpec) -> Result<NetSpec<'_>, SpecError> {
         TWOFOLD.key,
         CACHE.key,
         DRAW.key,
+        SYMS.key,
         GUARD.key,
         MARGIN.key,
         BEHIND.key,
@@ -268,6 +282,10 @@ fn search_config(spec: &PlayerSpec) -> Result<NetSpec<'_>, SpecError> {
     let sims = spec.get_or(SIMS, DEFAULT_SIMS)?;
     let place_sims = spec.get(PLACE)?;
     let batch = spec.get_or(BATCH, DEFAULT_BATCH)?;
+    let syms = spec.get_or(SYMS, 1)?;
+    if !SYMMETRY_SIZES.contains(&syms) {
+        return Err(args_err(format!("syms={syms}: must be 1, 2, 4, 8 or 16")));
+    }
     let config = PuctConfig {
         simulations: sims,
         c_init: spec.get_or(CPUCT, DEFAULT_CPUCT)?,
@@ -287,6 +305,7 @@ fn search_config(spec: &PlayerSpec) -> Result<NetSpec<'_>, SpecError> {
         config,
         temperature: spec.get_or(TEMP, 0.0)?,
         place_sims,
+        syms,
         guard: guard_config(spec)?,
     })
 }
@@ -379,6 +398,24 @@ mod tests {
     fn transpositions_reuse_the_network_answer_unless_told_not_to() {
         assert!(config("net:a.bpk").eval_cache);
         assert!(!config("net:a.bpk,cache=0").eval_cache);
+    }
+
+    #[test]
+    fn the_network_is_averaged_over_symmetries_only_when_asked() {
+        let syms = |s: &str| search_config(&s.parse().unwrap()).map(|c| c.syms);
+        assert_eq!(syms("net:a.bpk").unwrap(), 1);
+        assert_eq!(syms("net:a.bpk,syms=8").unwrap(), 8);
+        let e = syms("net:a.bpk,syms=3").unwrap_err().to_string();
+        assert!(
+            e.contains("syms=3") && e.contains("1, 2, 4, 8 or 16"),
+            "{e}"
+        );
+        assert!(
+            syms("net:a.bpk,syms=32")
+                .unwrap_err()
+                .to_string()
+                .contains("syms")
+        );
     }
 
     #[test]

@@ -25,6 +25,9 @@ mod player;
 mod puct;
 mod random;
 mod spec;
+mod symmetric;
+#[cfg(test)]
+mod testkit;
 mod uct;
 
 pub use alphabeta::AlphaBeta;
@@ -37,4 +40,5 @@ pub use player::{Limits, Player, SearchInfo, history_of, mix_seed};
 pub use puct::{EvalBuffers, GumbelConfig, Puct, PuctConfig, RootStats, run_batched, step_batched};
 pub use random::RandomPlayer;
 pub use spec::{Builder, Param, ParamValue, PlayerSpec, Registry, SEED, SpecError, build_player};
+pub use symmetric::{SYMMETRY_SIZES, SymmetryAverage};
 pub use uct::{Uct, UctStats};

@@ -1,6 +1,7 @@
 //! The mill evaluation's terms on hand-built positions.
 
 use super::*;
+use crate::testkit::random_positions;
 use shax_core::{Point, Preset, Rules};
 
 fn pos(preset: Preset, fen: &str) -> Position {
@@ -200,25 +201,6 @@ fn a_weights_file_round_trips_and_bad_ones_say_what_is_wrong() {
     assert!(WeightsFile::parse("t.toml", "mill = ").is_err());
     let e = EvalKind::from_name("/nonexistent/w.toml").unwrap_err();
     assert!(e.contains("/nonexistent/w.toml"), "{e}");
-}
-
-/// Positions of a few random games of `preset`, every one of them.
-fn random_positions(preset: Preset, games: u64) -> Vec<Position> {
-    use rand::{Rng, SeedableRng, rngs::SmallRng};
-    let mut out = Vec::new();
-    for seed in 0..games {
-        let mut rng = SmallRng::seed_from_u64(seed);
-        let mut p = Position::new(Rules::preset(preset));
-        for _ in 0..120 {
-            let acts = p.legal_actions();
-            if acts.is_empty() {
-                break;
-            }
-            out.push(p);
-            p.play_unchecked(acts[rng.random_range(0..acts.len())]);
-        }
-    }
-    out
 }
 
 #[test]
