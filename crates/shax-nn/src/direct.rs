@@ -17,6 +17,7 @@ use burn::nn::{LayerNorm, Linear};
 use burn::tensor::Tensor;
 use gemm::{Parallelism, gemm};
 use shax_core::{POLICY_SIZE, Position};
+use shax_search::check_buffers;
 
 use crate::encoder::encode_batch;
 use crate::model::{PolicyValueNet, ResidualBlock, ValueHead};
@@ -188,9 +189,7 @@ impl DirectNet {
         values: &mut [f32],
         draws: Option<&mut [f32]>,
     ) {
-        let n = positions.len();
-        assert_eq!(logits.len(), n * POLICY_SIZE, "logits buffer size");
-        assert_eq!(values.len(), n, "values buffer size");
+        check_buffers(positions.len(), logits, values, draws.as_deref());
         #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
         {
@@ -206,7 +205,6 @@ impl DirectNet {
     fn write_draws(&self, draws: Option<&mut [f32]>) {
         let Some(draws) = draws else { return };
         let raw = self.scratch.v.chunks_exact(self.value_out.d_out);
-        assert_eq!(draws.len(), raw.len(), "draws buffer size");
         for (out, raw) in draws.iter_mut().zip(raw) {
             *out = wdl(self.value_head, raw).1;
         }

@@ -16,8 +16,8 @@ use std::sync::Arc;
 use burn::module::Module;
 use burn::store::ModuleRecord;
 use burn::tensor::{Bytes, Device, Tensor, TensorData};
-use shax_core::{POLICY_SIZE, Position};
-use shax_search::Evaluator;
+use shax_core::Position;
+use shax_search::{Evaluator, check_buffers};
 
 use crate::backend::Backend;
 use crate::direct::{DirectNet, wdl};
@@ -192,8 +192,7 @@ impl NetEvaluator {
         mut draws: Option<&mut [f32]>,
     ) {
         let n = positions.len();
-        assert_eq!(logits.len(), n * POLICY_SIZE, "logits buffer size");
-        assert_eq!(values.len(), n, "values buffer size");
+        check_buffers(n, logits, values, draws.as_deref());
         if n == 0 {
             return;
         }
@@ -243,7 +242,6 @@ impl Evaluator for NetEvaluator {
         values: &mut [f32],
         draws: &mut [f32],
     ) {
-        assert_eq!(draws.len(), positions.len(), "draws buffer size");
         self.run(positions, logits, values, Some(draws));
     }
 

@@ -43,7 +43,7 @@ pub trait Evaluator {
         values: &mut [f32],
         draws: &mut [f32],
     ) {
-        assert_eq!(draws.len(), positions.len(), "draws buffer size");
+        check_buffers(positions.len(), logits, values, Some(draws));
         self.evaluate(positions, logits, values);
         draws.fill(0.0);
     }
@@ -52,6 +52,17 @@ pub trait Evaluator {
     /// to this many leaves per call.
     fn preferred_batch(&self) -> usize {
         64
+    }
+}
+
+/// Panics unless the buffers fit `n` positions as [`Evaluator::evaluate`]
+/// and [`Evaluator::evaluate_wdl`] ask (`draws` where there are any): the
+/// trait's contract, checked in one place by its implementations.
+pub fn check_buffers(n: usize, logits: &[f32], values: &[f32], draws: Option<&[f32]>) {
+    assert_eq!(logits.len(), n * POLICY_SIZE, "logits buffer size");
+    assert_eq!(values.len(), n, "values buffer size");
+    if let Some(draws) = draws {
+        assert_eq!(draws.len(), n, "draws buffer size");
     }
 }
 
@@ -68,12 +79,7 @@ pub struct UniformEvaluator {
 
 impl Evaluator for UniformEvaluator {
     fn evaluate(&mut self, positions: &[Position], logits: &mut [f32], values: &mut [f32]) {
-        assert_eq!(
-            logits.len(),
-            positions.len() * POLICY_SIZE,
-            "logits buffer size"
-        );
-        assert_eq!(values.len(), positions.len(), "values buffer size");
+        check_buffers(positions.len(), logits, values, None);
         logits.fill(0.0);
         values.fill(0.0);
         self.calls += 1;

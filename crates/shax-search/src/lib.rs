@@ -32,7 +32,7 @@ mod uct;
 
 pub use alphabeta::AlphaBeta;
 pub use eval::{EvalKind, PIECE, WIN, WIN_BOUND, evaluate, evaluate_basic};
-pub use evaluator::{Evaluator, HashedEvaluator, UniformEvaluator};
+pub use evaluator::{Evaluator, HashedEvaluator, UniformEvaluator, check_buffers};
 pub use greedy::GreedyPlayer;
 pub use guard::Guard;
 pub use neural::{NeuralPlayer, step_pooled};

@@ -13,7 +13,7 @@
 
 use shax_core::{POLICY_SIZE, Position, Symmetry};
 
-use crate::evaluator::Evaluator;
+use crate::evaluator::{Evaluator, check_buffers};
 
 /// The symmetries' order: every prefix of length 1, 2, 4, 8 or 16 is a
 /// subgroup (by index: swap 8, mirror 4, half turn 2, quarter turn 1), so
@@ -70,8 +70,7 @@ impl<E: Evaluator> SymmetryAverage<E> {
         draws: Option<&mut [f32]>,
     ) {
         let n = positions.len();
-        assert_eq!(logits.len(), n * POLICY_SIZE, "logits buffer size");
-        assert_eq!(values.len(), n, "values buffer size");
+        check_buffers(n, logits, values, draws.as_deref());
         let k = self.syms.len();
         self.positions.clear();
         for (s, _) in &self.syms {
@@ -132,7 +131,6 @@ impl<E: Evaluator> Evaluator for SymmetryAverage<E> {
         if self.syms.len() == 1 {
             return self.inner.evaluate_wdl(positions, logits, values, draws);
         }
-        assert_eq!(draws.len(), positions.len(), "draws buffer size");
         self.run(positions, logits, values, Some(draws));
     }
 
