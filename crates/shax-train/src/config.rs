@@ -76,6 +76,10 @@ pub struct SelfPlayConfig {
     pub dirichlet_epsilon: f32,
     /// Playout cap randomization: the fraction of moves searched fully and trained on.
     pub full_search_fraction: f32,
+    /// The same fraction for decisions to place a piece, where the mill games are
+    /// decided; unset: `full_search_fraction`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub place_full_search_fraction: Option<f32>,
     /// Simulations of the other (fast, not trained on) moves.
     pub fast_sims: u32,
     /// Leaves one game puts into a network batch (virtual loss spreads them).
@@ -112,6 +116,7 @@ impl Default for SelfPlayConfig {
             dirichlet_alpha: 0.3,
             dirichlet_epsilon: 0.25,
             full_search_fraction: 0.25,
+            place_full_search_fraction: None,
             fast_sims: 8,
             leaves_per_batch: 1,
             c_puct: search.c_init,
@@ -686,6 +691,9 @@ impl SelfPlayConfig {
             0.01,
             1.0,
         )?;
+        if let Some(f) = s.place_full_search_fraction {
+            range("selfplay.place_full_search_fraction", f, 0.01, 1.0)?;
+        }
         range("selfplay.fast_sims", s.fast_sims, 1, 100_000)?;
         range(
             "selfplay.opening_plies",
@@ -799,6 +807,7 @@ mod tests {
     fn resolved_config_round_trips() {
         let mut c = TrainConfig::default();
         c.selfplay.sims = 17;
+        c.selfplay.place_full_search_fraction = Some(1.0);
         c.train.optimizer = Optimizer::SgdMomentum;
         c.rules = Rules::load("nine-mens-morris").unwrap();
         let back = TrainConfig::parse(&c.to_toml(), "saved").unwrap();
@@ -823,6 +832,10 @@ mod tests {
                 "selfplay.fast_sims",
             ),
             ("[selfplay]\nc_puct = -1.0\n", "selfplay.c_puct"),
+            (
+                "[selfplay]\nplace_full_search_fraction = 1.5\n",
+                "selfplay.place_full_search_fraction",
+            ),
             (
                 "[selfplay]\nfpu_reduction = 3.0\n",
                 "selfplay.fpu_reduction",

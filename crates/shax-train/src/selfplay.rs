@@ -22,7 +22,7 @@ use std::time::Instant;
 
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
-use shax_core::{Action, Color, KeyHistory, Outcome, Position, Reason, Rules};
+use shax_core::{Action, Color, KeyHistory, Outcome, Position, Reason, Rules, Task};
 use shax_nn::{Backend, NetWeights};
 use shax_search::{EvalBuffers, GumbelConfig, Puct, PuctConfig, mix_seed, step_batched};
 
@@ -212,7 +212,11 @@ impl Worker {
 
     /// Chooses a full or fast search for slot `i`'s next move and sets its root.
     fn start_move(&mut self, i: usize) {
-        let full = self.rng.random::<f32>() < self.cfg.full_search_fraction;
+        let fraction = match self.cfg.place_full_search_fraction {
+            Some(f) if self.slots[i].pos.task() == Task::Place => f,
+            _ => self.cfg.full_search_fraction,
+        };
+        let full = self.rng.random::<f32>() < fraction;
         let config = self.move_config(full, self.slots[i].actions.len());
         let slot = &mut self.slots[i];
         slot.this_full = full;
@@ -497,6 +501,47 @@ mod tests {
         let openings: std::collections::HashSet<_> =
             games.iter().map(|g| g.actions[..4].to_vec()).collect();
         assert!(openings.len() > games.len() / 2, "{openings:?}");
+    }
+
+    /// `place_full_search_fraction` 1 searches every decision to place a
+    /// piece in full (and trains on it); the other decisions keep
+    /// `full_search_fraction`.
+    #[test]
+    fn placing_decisions_have_their_own_full_search_fraction() {
+        let cfg = SelfPlayConfig {
+            games_in_flight: 8,
+            sims: 4,
+            fast_sims: 2,
+            full_search_fraction: 0.01,
+            place_full_search_fraction: Some(1.0),
+            ..SelfPlayConfig::default()
+        };
+        let model = shax_nn::ModelConfig::new().with_hidden(8).with_blocks(0);
+        let device = shax_nn::Backend::Cpu.device();
+        let weights = shax_nn::NetWeights::from_net(&model, model.init(&device)).unwrap();
+        let rules = Rules::load("nine-mens-morris").unwrap();
+        let mut worker = Worker::new(rules, &cfg, None, 7);
+        let (produced, stop) = (AtomicU64::new(0), AtomicBool::new(false));
+        let (games, _) = worker
+            .play(&weights, shax_nn::Backend::Cpu, &produced, 400, &stop)
+            .unwrap();
+        assert!(games.len() >= 4, "{} games", games.len());
+        let (mut placing, mut other) = ([0, 0], [0, 0]);
+        for g in &games {
+            let mut pos = Position::new(rules);
+            for (&a, &full) in g.actions.iter().zip(&g.full_search) {
+                let count = if pos.task() == Task::Place {
+                    &mut placing
+                } else {
+                    &mut other
+                };
+                count[usize::from(full)] += 1;
+                pos.play_unchecked(a);
+            }
+        }
+        assert_eq!(placing[0], 0, "a placement searched fast: {placing:?}");
+        assert!(placing[1] >= 4 * 9, "{placing:?}");
+        assert!(other[1] * 10 < other[0], "others mostly fast: {other:?}");
     }
 
     /// With `start_fraction` 1 every game starts at a position of the
