@@ -411,6 +411,25 @@ mod tests {
     use super::*;
     use shax_search::UniformEvaluator;
 
+    /// The games a worker with a tiny untrained network finishes under
+    /// `cfg` while recording `target` positions.
+    fn play_games(
+        rules: Rules,
+        cfg: &SelfPlayConfig,
+        starts: Option<Arc<StartPositions>>,
+        target: u64,
+    ) -> Vec<GameData> {
+        let model = shax_nn::ModelConfig::new().with_hidden(8).with_blocks(0);
+        let device = shax_nn::Backend::Cpu.device();
+        let weights = shax_nn::NetWeights::from_net(&model, model.init(&device)).unwrap();
+        let mut worker = Worker::new(rules, cfg, starts, 7);
+        let (produced, stop) = (AtomicU64::new(0), AtomicBool::new(false));
+        let (games, _) = worker
+            .play(&weights, shax_nn::Backend::Cpu, &produced, target, &stop)
+            .unwrap();
+        games
+    }
+
     #[test]
     fn searches_take_exploration_and_first_play_urgency_from_the_config() {
         let cfg = SelfPlayConfig {
@@ -481,14 +500,7 @@ mod tests {
             opening_plies: 4,
             ..SelfPlayConfig::default()
         };
-        let model = shax_nn::ModelConfig::new().with_hidden(8).with_blocks(0);
-        let device = shax_nn::Backend::Cpu.device();
-        let weights = shax_nn::NetWeights::from_net(&model, model.init(&device)).unwrap();
-        let mut worker = Worker::new(Rules::default(), &cfg, None, 7);
-        let (produced, stop) = (AtomicU64::new(0), AtomicBool::new(false));
-        let (games, _) = worker
-            .play(&weights, shax_nn::Backend::Cpu, &produced, 300, &stop)
-            .unwrap();
+        let games = play_games(Rules::default(), &cfg, None, 300);
         assert!(games.len() >= 4, "{} games", games.len());
         for g in &games {
             assert!(
@@ -516,15 +528,8 @@ mod tests {
             place_full_search_fraction: Some(1.0),
             ..SelfPlayConfig::default()
         };
-        let model = shax_nn::ModelConfig::new().with_hidden(8).with_blocks(0);
-        let device = shax_nn::Backend::Cpu.device();
-        let weights = shax_nn::NetWeights::from_net(&model, model.init(&device)).unwrap();
         let rules = Rules::load("nine-mens-morris").unwrap();
-        let mut worker = Worker::new(rules, &cfg, None, 7);
-        let (produced, stop) = (AtomicU64::new(0), AtomicBool::new(false));
-        let (games, _) = worker
-            .play(&weights, shax_nn::Backend::Cpu, &produced, 400, &stop)
-            .unwrap();
+        let games = play_games(rules, &cfg, None, 400);
         assert!(games.len() >= 4, "{} games", games.len());
         let (mut placing, mut other) = ([0, 0], [0, 0]);
         for g in &games {
@@ -566,14 +571,7 @@ mod tests {
             start_fraction: 1.0,
             ..SelfPlayConfig::default()
         };
-        let model = shax_nn::ModelConfig::new().with_hidden(8).with_blocks(0);
-        let device = shax_nn::Backend::Cpu.device();
-        let weights = shax_nn::NetWeights::from_net(&model, model.init(&device)).unwrap();
-        let mut worker = Worker::new(rules, &cfg, Some(starts), 7);
-        let (produced, stop) = (AtomicU64::new(0), AtomicBool::new(false));
-        let (games, _) = worker
-            .play(&weights, shax_nn::Backend::Cpu, &produced, 300, &stop)
-            .unwrap();
+        let games = play_games(rules, &cfg, Some(starts), 300);
         assert!(games.len() >= 4, "{} games", games.len());
         let mut shared = std::collections::HashSet::new();
         for g in &games {
