@@ -20,6 +20,10 @@ pub struct Args {
     /// Where the network trains: cpu, or wgpu in a build with the `wgpu` feature.
     #[arg(long, default_value = "cpu")]
     backend: Backend,
+    /// Time the training step written without Burn (the CPU only, one
+    /// thread; `shax train` does not use it yet).
+    #[arg(long)]
+    direct: bool,
     /// Print one JSON object instead of a table.
     #[arg(long)]
     json: bool,
@@ -28,14 +32,18 @@ pub struct Args {
 pub fn run(a: Args) -> anyhow::Result<()> {
     super::bench::check_seconds(a.seconds)?;
     let config = super::bench_mcts::model(&a.model)?;
-    let r = bench_train(&config, a.backend, &a.batches, a.seconds)?;
+    let r = bench_train(&config, a.backend, &a.batches, a.seconds, a.direct)?;
     if a.json {
         println!("{}", serde_json::to_string_pretty(&r)?);
         return Ok(());
     }
     println!(
-        "network: hidden {}, blocks {}, {} parameters; backend {}",
-        r.model.hidden, r.model.blocks, r.params, r.backend
+        "network: hidden {}, blocks {}, {} parameters; backend {}{}",
+        r.model.hidden,
+        r.model.blocks,
+        r.params,
+        r.backend,
+        if r.direct { ", the direct trainer" } else { "" }
     );
     println!(
         "{:>6} {:>7} {:>10} {:>12}",

@@ -396,8 +396,8 @@ fn values<const D: usize>(param: &Param<Tensor<D>>) -> Vec<f32> {
 }
 
 #[cfg(test)]
-mod tests {
-    use burn::tensor::Distribution;
+pub(crate) mod tests {
+    use burn::tensor::{Device, Distribution};
     use shax_search::Evaluator;
 
     use super::*;
@@ -406,16 +406,15 @@ mod tests {
     use crate::evaluator::NetEvaluator;
     use crate::model::ModelConfig;
 
-    /// A network of `config` whose layer norms' scales and shifts are random
-    /// too (they start at one and zero).
-    fn random_net(config: &ModelConfig) -> PolicyValueNet {
-        let device = Backend::Cpu.device();
-        let mut net = config.init(&device);
+    /// A network of `config` on `device` whose layer norms' scales and
+    /// shifts are random too (they start at one and zero).
+    pub(crate) fn random_net(config: &ModelConfig, device: &Device) -> PolicyValueNet {
+        let mut net = config.init(device);
         let random = |h: usize| {
             Param::from_tensor(Tensor::<1>::random(
                 [h],
                 Distribution::Normal(0.5, 0.5),
-                &device,
+                device,
             ))
         };
         for block in &mut net.blocks {
@@ -461,7 +460,7 @@ mod tests {
                 .with_encoder(2),
         ];
         for config in configs {
-            let net = random_net(&config);
+            let net = random_net(&config, &Backend::Cpu.device());
             let (want_logits, want_values, want_draws) = burn_forward(&net, &positions);
             let mut direct = DirectNet::new(&net);
             // In two batches, the second smaller (the scratch is reused), by

@@ -38,6 +38,7 @@
 
 mod average;
 mod backend;
+mod backprop;
 mod bench;
 mod checkpoint;
 mod direct;
@@ -48,6 +49,7 @@ mod player;
 
 pub use average::{AverageError, average_checkpoints, average_nets};
 pub use backend::{Backend, UnknownBackend, flush_denormals};
+pub use backprop::{DirectLoss, DirectTrainer, Unsupported};
 pub use bench::{
     BatchFigures, BenchError, DEFAULT_BENCH_BATCHES, NnBenchReport, bench_nn, bench_positions,
 };

@@ -2,13 +2,16 @@
 //! size, on a backend. The steps are the trainer's own ([`Trainer::train_step`]:
 //! forward, loss, backward, Adam, and the loss read back) on encoded positions
 //! from fixed playouts, with targets spread evenly over each position's legal
-//! actions; the figures are speed only, the targets mean nothing.
+//! actions; the figures are speed only, the targets mean nothing. With
+//! `direct`, the same steps by [`DirectTrainer`] (no Burn; the CPU only).
 
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
 use shax_core::{POLICY_SIZE, Position};
-use shax_nn::{Backend, MATERIAL_TARGETS, ModelConfig, bench_positions, encode_batch, features};
+use shax_nn::{
+    Backend, DirectTrainer, MATERIAL_TARGETS, ModelConfig, bench_positions, encode_batch, features,
+};
 
 use crate::config::TrainSection;
 use crate::replay::Batch;
@@ -35,6 +38,8 @@ pub struct TrainBatchFigures {
 pub struct TrainBenchReport {
     /// The backend, with what runs it.
     pub backend: String,
+    /// Whether [`DirectTrainer`] took the steps instead of Burn's autodiff.
+    pub direct: bool,
     /// The network trained.
     pub model: ModelConfig,
     /// Its parameter count.
@@ -44,7 +49,7 @@ pub struct TrainBenchReport {
 }
 
 /// A training batch of `size` positions cycled from `positions`.
-fn batch_of(positions: &[Position], size: usize, encoder: u32) -> Batch {
+pub(crate) fn batch_of(positions: &[Position], size: usize, encoder: u32) -> Batch {
     let rows: Vec<Position> = positions.iter().copied().cycle().take(size).collect();
     let mut input = Vec::new();
     encode_batch(&rows, encoder, &mut input);
@@ -71,36 +76,64 @@ fn batch_of(positions: &[Position], size: usize, encoder: u32) -> Batch {
 /// Times the trainer of a fresh `model` on `backend`: for each of `batches`,
 /// three untimed steps, then steps for about `seconds` (at least three). The
 /// trainer runs on the calling thread, as in `shax train`; on the CPU its
-/// large matrix products spread over rayon's global pool.
+/// large matrix products spread over rayon's global pool. With `direct`,
+/// [`DirectTrainer`] takes the steps (one thread, the CPU only).
 ///
 /// # Errors
 ///
-/// [`TrainError`] when `model` is out of range, a batch size is 0, or a step fails.
+/// [`TrainError`] when `model` is out of range, a batch size is 0, a step
+/// fails, or `direct` is asked of another backend or of a network it
+/// cannot train.
 pub fn bench_train(
     model: &ModelConfig,
     backend: Backend,
     batches: &[usize],
     seconds: f64,
+    direct: bool,
 ) -> Result<TrainBenchReport, TrainError> {
     model.validate().map_err(|e| TrainError(e.to_string()))?;
     if batches.contains(&0) {
         return Err(TrainError("a batch size is 0".into()));
     }
+    if direct && backend != Backend::Cpu {
+        return Err(TrainError(format!(
+            "the direct trainer runs on the CPU, not {backend}"
+        )));
+    }
     let positions = bench_positions(512);
     let mut figures = Vec::with_capacity(batches.len());
     let mut params = 0;
     for &size in batches {
-        let mut trainer = Trainer::new(model, &TrainSection::default(), 1_000_000, backend, 1);
+        let cfg = TrainSection::default();
+        let mut trainer = Trainer::new(model, &cfg, 1_000_000, backend, 1);
         params = trainer.num_params();
         let batch = batch_of(&positions, size, model.encoder);
+        let mut engine = match direct {
+            true => Some(
+                DirectTrainer::new(&trainer.network()).map_err(|e| TrainError(e.to_string()))?,
+            ),
+            false => None,
+        };
+        let mut step = || -> Result<(), TrainError> {
+            match engine.as_mut() {
+                Some(d) => {
+                    let (lr, decay) = (trainer.lr(), cfg.weight_decay);
+                    d.step(&batch.input, &batch.policy, &batch.wdl, size, lr, decay);
+                }
+                None => {
+                    trainer.train_step(&batch)?;
+                }
+            }
+            Ok(())
+        };
         for _ in 0..3 {
-            trainer.train_step(&batch)?; // warm-up: kernels compiled, buffers sized
+            step()?; // warm-up: kernels compiled, buffers sized
         }
         let budget = Duration::from_secs_f64(seconds.max(0.01));
         let start = Instant::now();
         let mut steps = 0usize;
         while steps < 3 || start.elapsed() < budget {
-            trainer.train_step(&batch)?;
+            step()?;
             steps += 1;
         }
         let secs = start.elapsed().as_secs_f64();
@@ -113,6 +146,7 @@ pub fn bench_train(
     }
     Ok(TrainBenchReport {
         backend: backend.describe(),
+        direct,
         model: model.clone(),
         params,
         batches: figures,
@@ -152,15 +186,20 @@ mod tests {
             value_hidden: 8,
             ..ModelConfig::new()
         };
-        let r = bench_train(&model, Backend::Cpu, &[4, 8], 0.01).unwrap();
-        assert_eq!(r.batches.len(), 2);
-        assert_eq!(r.batches[1].batch, 8);
-        assert!(
-            r.batches
-                .iter()
-                .all(|b| b.steps >= 3 && b.samples_per_s > 0.0)
-        );
-        assert_eq!(r.params, model.num_params());
-        assert!(bench_train(&model, Backend::Cpu, &[4, 0], 0.01).is_err());
+        for direct in [false, true] {
+            let r = bench_train(&model, Backend::Cpu, &[4, 8], 0.01, direct).unwrap();
+            assert_eq!(r.batches.len(), 2);
+            assert_eq!(r.batches[1].batch, 8);
+            assert!(
+                r.batches
+                    .iter()
+                    .all(|b| b.steps >= 3 && b.samples_per_s > 0.0)
+            );
+            assert_eq!((r.params, r.direct), (model.num_params(), direct));
+            assert!(bench_train(&model, Backend::Cpu, &[4, 0], 0.01, direct).is_err());
+        }
+        let scalar = model.with_value_head(shax_nn::ValueHead::Scalar);
+        let err = bench_train(&scalar, Backend::Cpu, &[4], 0.01, true).unwrap_err();
+        assert!(err.to_string().contains("scalar value head"), "{err}");
     }
 }

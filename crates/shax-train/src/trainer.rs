@@ -414,4 +414,41 @@ mod tests {
         let total: usize = with_old.iter().map(|(_, v)| v.len()).sum();
         assert!(differ * 2 > total, "{differ} of {total} moved differently");
     }
+
+    /// The direct trainer's steps are the trainer's: after three AdamW steps
+    /// with weight decay on the same batches, every parameter agrees.
+    #[test]
+    fn direct_trainer_steps_as_burns_adamw() {
+        let cfg = TrainSection {
+            weight_decay: 0.1,
+            ..TrainSection::default()
+        };
+        let mut trainer = Trainer::new(&small(), &cfg, 100, Backend::Cpu, 3);
+        let mut direct = shax_nn::DirectTrainer::new(&trainer.network()).unwrap();
+        let before = direct.params().to_vec();
+        let positions = shax_nn::bench_positions(64);
+        for (k, size) in [16, 24, 16].into_iter().enumerate() {
+            let batch = crate::bench::batch_of(&positions[k * 16..], size, 1);
+            let lr = trainer.lr();
+            let burn = trainer.train_step(&batch).unwrap();
+            let own = direct.step(&batch.input, &batch.policy, &batch.wdl, size, lr, 0.1);
+            assert!((burn.policy - own.policy).abs() < 1e-4, "{burn:?} {own:?}");
+            assert!((burn.value - own.value).abs() < 1e-4, "{burn:?} {own:?}");
+        }
+        let after = shax_nn::DirectTrainer::new(&trainer.network()).unwrap();
+        assert_eq!(after.params().len(), direct.params().len());
+        let moved = after
+            .params()
+            .iter()
+            .zip(&before)
+            .filter(|(a, b)| a != b)
+            .count();
+        assert!(
+            moved * 2 > after.params().len(),
+            "the steps moved {moved} parameters"
+        );
+        for (i, (b, d)) in after.params().iter().zip(direct.params()).enumerate() {
+            assert!((b - d).abs() < 1e-5, "parameter {i}: Burn {b}, direct {d}");
+        }
+    }
 }

@@ -1,0 +1,981 @@
+//! The network's training step on the CPU without Burn: the loss of
+//! [`crate::alphazero_loss`], its gradients by hand (backpropagation through
+//! the residual MLP of [`PolicyValueNet`]) and AdamW as Burn's
+//! `AdamWConfig::new()` does it, on one flat vector of parameters.
+//!
+//! Training is most of a run's CPU time (about 70% on one core at 16 samples
+//! a position), and Burn's autodiff spends a good part of each step outside
+//! the matrix products: a new tensor for every operation, each element-wise
+//! operation a pass of its own. Here the matrix products are the `gemm`
+//! crate's (the kernels Burn's CPU backend uses), every buffer lives from one
+//! step to the next, and the element-wise work is fused into a few loops.
+//! The tests hold the loss, the gradients and AdamW's step to Burn's.
+//!
+//! It trains networks with the win/draw/loss value head and no material head
+//! (what every training config makes); [`DirectTrainer::new`] refuses others.
+
+use std::ops::Range;
+
+use burn::module::Param;
+use burn::nn::{LayerNorm, Linear};
+use burn::tensor::{Device, Tensor, TensorData};
+use gemm::{Parallelism, gemm};
+use shax_core::POLICY_SIZE;
+
+use crate::model::{PolicyValueNet, ResidualBlock, ValueHead};
+
+/// Burn's layer norm epsilon, which the model keeps at its default.
+const LAYER_NORM_EPSILON: f32 = 1e-5;
+/// `AdamWConfig::new()`'s constants.
+const BETA_1: f32 = 0.9;
+const BETA_2: f32 = 0.999;
+const ADAM_EPSILON: f32 = 1e-5;
+
+/// A network [`DirectTrainer`] cannot train, and why.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("the direct trainer cannot train this network: {0}")]
+pub struct Unsupported(&'static str);
+
+/// Where a linear layer's weight (`[d_in, d_out]`, row-major, Burn's layout)
+/// and bias lie in the flat parameter vector.
+#[derive(Clone, Copy, Debug)]
+struct LinearAt {
+    w: usize,
+    b: usize,
+    d_in: usize,
+    d_out: usize,
+}
+
+/// Where a layer norm's scale and shift lie.
+#[derive(Clone, Copy, Debug)]
+struct NormAt {
+    g: usize,
+    b: usize,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct BlockAt {
+    fc1: LinearAt,
+    norm1: Option<NormAt>,
+    fc2: LinearAt,
+    norm2: Option<NormAt>,
+}
+
+/// The flat layout of a network's parameters.
+#[derive(Clone, Debug)]
+struct Layout {
+    input: LinearAt,
+    blocks: Vec<BlockAt>,
+    policy: LinearAt,
+    value_hidden: LinearAt,
+    value_out: LinearAt,
+    /// Every parameter tensor's range, and whether it is a weight matrix
+    /// (what weight decay applies to).
+    tensors: Vec<(Range<usize>, bool)>,
+}
+
+/// Where [`read`] takes each parameter's numbers from: its value, or (in
+/// the tests) its gradient.
+trait Source {
+    fn numbers<const D: usize>(&mut self, param: &Param<Tensor<D>>) -> Vec<f32>;
+}
+
+/// The parameters' values.
+struct Values;
+
+impl Source for Values {
+    fn numbers<const D: usize>(&mut self, param: &Param<Tensor<D>>) -> Vec<f32> {
+        param
+            .val()
+            .try_into_vec_as::<f32>()
+            .expect("reading a parameter from the CPU")
+    }
+}
+
+/// Reads a network's parameters into the flat vector, in the layout's order.
+struct Reader<'a, S> {
+    source: &'a mut S,
+    numbers: Vec<f32>,
+    tensors: Vec<(Range<usize>, bool)>,
+}
+
+impl<S: Source> Reader<'_, S> {
+    fn push<const D: usize>(&mut self, param: &Param<Tensor<D>>) -> usize {
+        let start = self.numbers.len();
+        self.numbers.extend(self.source.numbers(param));
+        self.tensors.push((start..self.numbers.len(), D == 2));
+        start
+    }
+
+    fn linear(&mut self, l: &Linear) -> Result<LinearAt, Unsupported> {
+        let [d_in, d_out] = l.weight.dims();
+        let bias = l
+            .bias
+            .as_ref()
+            .ok_or(Unsupported("a linear layer without a bias"))?;
+        let w = self.push(&l.weight);
+        let b = self.push(bias);
+        Ok(LinearAt { w, b, d_in, d_out })
+    }
+
+    fn norm(&mut self, n: Option<&LayerNorm>) -> Result<Option<NormAt>, Unsupported> {
+        let Some(n) = n else { return Ok(None) };
+        let beta = n
+            .beta
+            .as_ref()
+            .ok_or(Unsupported("a layer norm without a shift"))?;
+        let g = self.push(&n.gamma);
+        let b = self.push(beta);
+        Ok(Some(NormAt { g, b }))
+    }
+
+    fn block(&mut self, block: &ResidualBlock) -> Result<BlockAt, Unsupported> {
+        Ok(BlockAt {
+            fc1: self.linear(&block.fc1)?,
+            norm1: self.norm(block.norm1.as_ref())?,
+            fc2: self.linear(&block.fc2)?,
+            norm2: self.norm(block.norm2.as_ref())?,
+        })
+    }
+}
+
+/// The numbers `source` gives for each parameter, and where each lies.
+fn read(net: &PolicyValueNet, source: &mut impl Source) -> Result<(Vec<f32>, Layout), Unsupported> {
+    if net.value_head() != ValueHead::Wdl {
+        return Err(Unsupported("a scalar value head"));
+    }
+    if net.has_material_head() {
+        return Err(Unsupported("a material head"));
+    }
+    let mut r = Reader {
+        source,
+        numbers: Vec::new(),
+        tensors: Vec::new(),
+    };
+    let input = r.linear(&net.input)?;
+    let blocks = net
+        .blocks
+        .iter()
+        .map(|b| r.block(b))
+        .collect::<Result<_, _>>()?;
+    let layout = Layout {
+        input,
+        blocks,
+        policy: r.linear(&net.policy)?,
+        value_hidden: r.linear(&net.value_hidden)?,
+        value_out: r.linear(&net.value_out)?,
+        tensors: r.tensors,
+    };
+    Ok((r.numbers, layout))
+}
+
+/// What a residual block keeps from the forward pass for the backward one.
+#[derive(Clone, Debug, Default)]
+struct BlockActs {
+    /// The first layer norm's normalised rows (before scale and shift) and
+    /// the reciprocal of each row's deviation.
+    xhat1: Vec<f32>,
+    rstd1: Vec<f32>,
+    /// `ReLU(LN(x W1 + b1))`, the second layer's input.
+    r1: Vec<f32>,
+    xhat2: Vec<f32>,
+    rstd2: Vec<f32>,
+}
+
+/// The forward pass's activations and the backward pass's scratch.
+#[derive(Clone, Debug, Default)]
+struct Acts {
+    /// `trunk[0]` the input layer's output; `trunk[k + 1]` block `k`'s.
+    trunk: Vec<Vec<f32>>,
+    blocks: Vec<BlockActs>,
+    /// The policy logits, then their gradient.
+    logits: Vec<f32>,
+    /// The value head's hidden layer after ReLU.
+    value_h: Vec<f32>,
+    /// The win/draw/loss logits, then their gradient.
+    value_raw: Vec<f32>,
+    /// Gradients flowing back through the trunk, and scratch of its width.
+    dx: Vec<f32>,
+    dh: Vec<f32>,
+    dv: Vec<f32>,
+}
+
+/// The two parts of the loss of a step, each averaged over the batch.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DirectLoss {
+    /// Policy cross-entropy.
+    pub policy: f32,
+    /// The win/draw/loss cross-entropy.
+    pub value: f32,
+}
+
+/// A network under training and its AdamW state, on flat vectors.
+#[derive(Clone, Debug)]
+pub struct DirectTrainer {
+    layout: Layout,
+    params: Vec<f32>,
+    grads: Vec<f32>,
+    moment_1: Vec<f32>,
+    moment_2: Vec<f32>,
+    /// AdamW steps taken.
+    time: i32,
+    acts: Acts,
+}
+
+impl DirectTrainer {
+    /// Copies the weights of `net` (on any device), with a fresh optimizer.
+    ///
+    /// # Errors
+    ///
+    /// [`Unsupported`] for a scalar value head, a material head, or a layer
+    /// without its bias.
+    pub fn new(net: &PolicyValueNet) -> Result<DirectTrainer, Unsupported> {
+        let (params, layout) = read(net, &mut Values)?;
+        let n = params.len();
+        Ok(DirectTrainer {
+            layout,
+            params,
+            grads: vec![0.0; n],
+            moment_1: vec![0.0; n],
+            moment_2: vec![0.0; n],
+            time: 0,
+            acts: Acts::default(),
+        })
+    }
+
+    /// The parameters, in the order [`PolicyValueNet`] declares them.
+    pub fn params(&self) -> &[f32] {
+        &self.params
+    }
+
+    /// The gradients of the last [`DirectTrainer::loss_and_gradients`], in
+    /// the parameters' order.
+    pub fn gradients(&self) -> &[f32] {
+        &self.grads
+    }
+
+    /// One AdamW step on a batch of `n` rows: `input` `[n, F]`, `policy`
+    /// `[n, POLICY_SIZE]` and `wdl` `[n, 3]` targets (rows summing to 1);
+    /// weight decay `lr * weight_decay` on the weight matrices only.
+    /// Returns the batch's loss before the step.
+    ///
+    /// # Panics
+    ///
+    /// Panics when a buffer does not hold `n` rows of its width.
+    pub fn step(
+        &mut self,
+        input: &[f32],
+        policy: &[f32],
+        wdl: &[f32],
+        n: usize,
+        lr: f64,
+        weight_decay: f64,
+    ) -> DirectLoss {
+        let loss = self.loss_and_gradients(input, policy, wdl, n);
+        self.adamw(lr, weight_decay);
+        loss
+    }
+
+    /// The batch's loss, leaving its gradients in [`DirectTrainer::gradients`].
+    ///
+    /// # Panics
+    ///
+    /// As [`DirectTrainer::step`].
+    pub fn loss_and_gradients(
+        &mut self,
+        input: &[f32],
+        policy: &[f32],
+        wdl: &[f32],
+        n: usize,
+    ) -> DirectLoss {
+        assert_eq!(input.len(), n * self.layout.input.d_in, "input rows");
+        assert_eq!(policy.len(), n * POLICY_SIZE, "policy target rows");
+        assert_eq!(wdl.len(), n * 3, "value target rows");
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
+        {
+            // SAFETY: the CPU has AVX2 and FMA, checked just above.
+            return unsafe { self.loss_and_gradients_avx2(input, policy, wdl, n) };
+        }
+        self.loss_and_gradients_inlined(input, policy, wdl, n)
+    }
+
+    /// [`DirectTrainer::loss_and_gradients`] with the loops outside the
+    /// matrix products compiled for AVX2 (the build's baseline, x86-64-v2,
+    /// has half the lanes).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,fma")]
+    fn loss_and_gradients_avx2(
+        &mut self,
+        input: &[f32],
+        policy: &[f32],
+        wdl: &[f32],
+        n: usize,
+    ) -> DirectLoss {
+        self.loss_and_gradients_inlined(input, policy, wdl, n)
+    }
+
+    #[inline(always)]
+    fn loss_and_gradients_inlined(
+        &mut self,
+        input: &[f32],
+        policy: &[f32],
+        wdl: &[f32],
+        n: usize,
+    ) -> DirectLoss {
+        let mut a = std::mem::take(&mut self.acts);
+        self.forward(input, n, &mut a);
+        let loss = DirectLoss {
+            policy: cross_entropy_grad(&mut a.logits, policy, POLICY_SIZE, n),
+            value: cross_entropy_grad(&mut a.value_raw, wdl, 3, n),
+        };
+        self.backward(input, n, &mut a);
+        self.acts = a;
+        loss
+    }
+
+    #[inline(always)]
+    fn forward(&self, input: &[f32], n: usize, a: &mut Acts) {
+        let p = &self.params;
+        let l = &self.layout;
+        a.trunk.resize_with(l.blocks.len() + 1, Vec::new);
+        a.blocks.resize_with(l.blocks.len(), BlockActs::default);
+        linear_forward(l.input, p, input, n, &mut a.trunk[0]);
+        relu(&mut a.trunk[0]);
+        for (k, block) in l.blocks.iter().enumerate() {
+            let (done, rest) = a.trunk.split_at_mut(k + 1);
+            block_forward(
+                block,
+                p,
+                &done[k],
+                n,
+                &mut a.blocks[k],
+                &mut rest[0],
+                &mut a.dh,
+            );
+        }
+        let x = &a.trunk[l.blocks.len()];
+        linear_forward(l.policy, p, x, n, &mut a.logits);
+        linear_forward(l.value_hidden, p, x, n, &mut a.value_h);
+        relu(&mut a.value_h);
+        linear_forward(l.value_out, p, &a.value_h, n, &mut a.value_raw);
+    }
+
+    /// Backpropagates the heads' gradients (in `a.logits` and `a.value_raw`).
+    #[inline(always)]
+    fn backward(&mut self, input: &[f32], n: usize, a: &mut Acts) {
+        let (p, g, l) = (&self.params, &mut self.grads, &self.layout);
+        let x = &a.trunk[l.blocks.len()];
+        // The value head: dv = d(raw) W2^T, masked by its ReLU.
+        linear_backward(
+            l.value_out,
+            p,
+            g,
+            &a.value_h,
+            &a.value_raw,
+            n,
+            Some(&mut a.dv),
+        );
+        relu_mask(&mut a.dv, &a.value_h);
+        linear_backward(l.value_hidden, p, g, x, &a.dv, n, Some(&mut a.dx));
+        // The policy head adds its share to the trunk's gradient.
+        linear_backward(l.policy, p, g, x, &a.logits, n, Some(&mut a.dh));
+        add(&mut a.dx, &a.dh);
+        for (k, block) in l.blocks.iter().enumerate().rev() {
+            let b = BlockGrad {
+                at: block,
+                acts: &a.blocks[k],
+                x: &a.trunk[k],
+                out: &a.trunk[k + 1],
+            };
+            b.backward(p, g, n, &mut a.dx, &mut a.dh, &mut a.dv);
+        }
+        relu_mask(&mut a.dx, &a.trunk[0]);
+        linear_backward(l.input, p, g, input, &a.dx, n, None);
+    }
+
+    /// AdamW, as Burn's: `m = b1 m + (1 - b1) g`, `v = b2 v + (1 - b2) g^2`,
+    /// `w = w (1 - lr wd) - lr (m / (1 - b1^t)) / (sqrt(v / (1 - b2^t)) + eps)`.
+    fn adamw(&mut self, lr: f64, weight_decay: f64) {
+        self.time += 1;
+        let c1 = 1.0 - BETA_1.powi(self.time);
+        let c2 = 1.0 - BETA_2.powi(self.time);
+        let lr32 = lr as f32;
+        for (range, matrix) in &self.layout.tensors {
+            let keep = if *matrix && weight_decay > 0.0 {
+                (1.0 - lr * weight_decay) as f32
+            } else {
+                1.0
+            };
+            let r = range.clone();
+            let params = &mut self.params[r.clone()];
+            let moments = self.moment_1[r.clone()]
+                .iter_mut()
+                .zip(&mut self.moment_2[r.clone()]);
+            for ((w, g), (m, v)) in params.iter_mut().zip(&self.grads[r]).zip(moments) {
+                *m = *m * BETA_1 + g * (1.0 - BETA_1);
+                *v = *v * BETA_2 + g * g * (1.0 - BETA_2);
+                let delta = (*m / c1) / ((*v / c2).sqrt() + ADAM_EPSILON);
+                *w = *w * keep - delta * lr32;
+            }
+        }
+    }
+
+    /// `net` with this trainer's parameters, on `device` (the parameters keep
+    /// their ids).
+    ///
+    /// # Panics
+    ///
+    /// Panics when `net` is not of the shape this trainer was made from.
+    pub fn write_into(&self, mut net: PolicyValueNet, device: &Device) -> PolicyValueNet {
+        let w = Writer {
+            params: &self.params,
+            device,
+        };
+        let l = &self.layout;
+        w.linear(&mut net.input, l.input);
+        assert_eq!(net.blocks.len(), l.blocks.len(), "the network's blocks");
+        for (block, at) in net.blocks.iter_mut().zip(&l.blocks) {
+            w.linear(&mut block.fc1, at.fc1);
+            w.norm(block.norm1.as_mut(), at.norm1);
+            w.linear(&mut block.fc2, at.fc2);
+            w.norm(block.norm2.as_mut(), at.norm2);
+        }
+        w.linear(&mut net.policy, l.policy);
+        w.linear(&mut net.value_hidden, l.value_hidden);
+        w.linear(&mut net.value_out, l.value_out);
+        net
+    }
+}
+
+/// Writes flat parameters back into Burn's modules.
+struct Writer<'a> {
+    params: &'a [f32],
+    device: &'a Device,
+}
+
+impl Writer<'_> {
+    fn set<const D: usize>(&self, param: &mut Param<Tensor<D>>, at: usize) {
+        let shape = param.dims();
+        let len: usize = shape.iter().product();
+        let data = TensorData::new(self.params[at..at + len].to_vec(), shape);
+        *param = Param::initialized(param.id, Tensor::from_data(data, self.device));
+    }
+
+    fn linear(&self, l: &mut Linear, at: LinearAt) {
+        assert_eq!(
+            l.weight.dims(),
+            [at.d_in, at.d_out],
+            "a linear layer's shape"
+        );
+        self.set(&mut l.weight, at.w);
+        if let Some(b) = l.bias.as_mut() {
+            self.set(b, at.b);
+        }
+    }
+
+    fn norm(&self, n: Option<&mut LayerNorm>, at: Option<NormAt>) {
+        let (Some(n), Some(at)) = (n, at) else {
+            return;
+        };
+        self.set(&mut n.gamma, at.g);
+        if let Some(b) = n.beta.as_mut() {
+            self.set(b, at.b);
+        }
+    }
+}
+
+/// `out = ReLU(x + LN2(ReLU(LN1(x W1 + b1)) W2 + b2))`, keeping what the
+/// backward pass needs in `acts`; `t` scratch.
+#[inline(always)]
+fn block_forward(
+    at: &BlockAt,
+    p: &[f32],
+    x: &[f32],
+    n: usize,
+    acts: &mut BlockActs,
+    out: &mut Vec<f32>,
+    t: &mut Vec<f32>,
+) {
+    let width = at.fc1.d_out;
+    linear_forward(at.fc1, p, x, n, &mut acts.r1);
+    if let Some(norm) = at.norm1 {
+        norm_forward(
+            norm,
+            p,
+            &mut acts.r1,
+            width,
+            &mut acts.xhat1,
+            &mut acts.rstd1,
+        );
+    }
+    relu(&mut acts.r1);
+    linear_forward(at.fc2, p, &acts.r1, n, t);
+    if let Some(norm) = at.norm2 {
+        norm_forward(norm, p, t, width, &mut acts.xhat2, &mut acts.rstd2);
+    }
+    out.clear();
+    out.extend(x.iter().zip(t.iter()).map(|(x, t)| (x + t).max(0.0)));
+}
+
+/// A residual block's backward pass: what it needs from the forward one.
+struct BlockGrad<'a> {
+    at: &'a BlockAt,
+    acts: &'a BlockActs,
+    /// The block's input and output.
+    x: &'a [f32],
+    out: &'a [f32],
+}
+
+impl BlockGrad<'_> {
+    /// Turns `dx`, the gradient at the block's output, into the gradient at
+    /// its input; `dh` and `dt` scratch.
+    #[inline(always)]
+    fn backward(
+        &self,
+        p: &[f32],
+        g: &mut [f32],
+        n: usize,
+        dx: &mut [f32],
+        dh: &mut Vec<f32>,
+        dt: &mut Vec<f32>,
+    ) {
+        let (at, acts) = (self.at, self.acts);
+        let width = at.fc1.d_out;
+        // Through the output's ReLU: the residual path and the branch share it.
+        relu_mask(dx, self.out);
+        dt.clear();
+        dt.extend_from_slice(dx);
+        if let Some(norm) = at.norm2 {
+            norm_backward(norm, p, g, dt, &acts.xhat2, &acts.rstd2, width);
+        }
+        linear_backward(at.fc2, p, g, &acts.r1, dt, n, Some(dh));
+        relu_mask(dh, &acts.r1);
+        if let Some(norm) = at.norm1 {
+            norm_backward(norm, p, g, dh, &acts.xhat1, &acts.rstd1, width);
+        }
+        linear_backward(at.fc1, p, g, self.x, dh, n, Some(dt));
+        add(dx, dt);
+    }
+}
+
+/// `out = x W + b` for `n` rows of `x`.
+#[inline(always)]
+fn linear_forward(at: LinearAt, p: &[f32], x: &[f32], n: usize, out: &mut Vec<f32>) {
+    out.clear();
+    for _ in 0..n {
+        out.extend_from_slice(&p[at.b..at.b + at.d_out]);
+    }
+    let w = &p[at.w..at.w + at.d_in * at.d_out];
+    // out [n, d_out] += x [n, d_in] W [d_in, d_out]
+    matmul(
+        Out::new(out, at.d_out, true),
+        View::rows(x, n, at.d_in),
+        View::rows(w, at.d_in, at.d_out),
+    );
+}
+
+/// The gradients of `y = x W + b` from `dy` (`[n, d_out]`): `x^T dy` into
+/// the weight's, `dy`'s column sums into the bias's, and `dy W^T` into `dx`
+/// when wanted.
+#[inline(always)]
+fn linear_backward(
+    at: LinearAt,
+    p: &[f32],
+    g: &mut [f32],
+    x: &[f32],
+    dy: &[f32],
+    n: usize,
+    dx: Option<&mut Vec<f32>>,
+) {
+    let dw = &mut g[at.w..at.w + at.d_in * at.d_out];
+    matmul(
+        Out::new(dw, at.d_out, false),
+        View::rows(x, n, at.d_in).t(),
+        View::rows(dy, n, at.d_out),
+    );
+    let db = &mut g[at.b..at.b + at.d_out];
+    db.fill(0.0);
+    for row in dy.chunks_exact(at.d_out) {
+        add(db, row);
+    }
+    if let Some(dx) = dx {
+        dx.clear();
+        dx.resize(n * at.d_in, 0.0);
+        let w = &p[at.w..at.w + at.d_in * at.d_out];
+        matmul(
+            Out::new(dx, at.d_in, false),
+            View::rows(dy, n, at.d_out),
+            View::rows(w, at.d_in, at.d_out).t(),
+        );
+    }
+}
+
+/// Normalises each row of `z` in place (then scale and shift), keeping the
+/// normalised rows and each row's `1 / sqrt(var + eps)`.
+#[inline(always)]
+fn norm_forward(
+    at: NormAt,
+    p: &[f32],
+    z: &mut [f32],
+    width: usize,
+    xhat: &mut Vec<f32>,
+    rstd: &mut Vec<f32>,
+) {
+    let (gamma, beta) = (&p[at.g..at.g + width], &p[at.b..at.b + width]);
+    xhat.clear();
+    rstd.clear();
+    for row in z.chunks_exact_mut(width) {
+        let w = width as f32;
+        let mean = row.iter().sum::<f32>() / w;
+        let var = row.iter().map(|x| (x - mean) * (x - mean)).sum::<f32>() / w;
+        let r = 1.0 / (var + LAYER_NORM_EPSILON).sqrt();
+        rstd.push(r);
+        for ((x, g), b) in row.iter_mut().zip(gamma).zip(beta) {
+            let h = (*x - mean) * r;
+            xhat.push(h);
+            *x = h * g + b;
+        }
+    }
+}
+
+/// Turns `d`, the gradient at a layer norm's output, into the gradient at its
+/// input, adding the scale's and shift's gradients into `g`:
+/// `dz = rstd (dh - mean(dh) - xhat mean(dh xhat))` with `dh = d gamma`.
+#[inline(always)]
+fn norm_backward(
+    at: NormAt,
+    p: &[f32],
+    g: &mut [f32],
+    d: &mut [f32],
+    xhat: &[f32],
+    rstd: &[f32],
+    width: usize,
+) {
+    let gamma = &p[at.g..at.g + width];
+    let (dgamma, dbeta) = {
+        let (lo, hi) = g.split_at_mut(at.b);
+        (&mut lo[at.g..at.g + width], &mut hi[..width])
+    };
+    dgamma.fill(0.0);
+    dbeta.fill(0.0);
+    let w = width as f32;
+    for ((row, xh), r) in d
+        .chunks_exact_mut(width)
+        .zip(xhat.chunks_exact(width))
+        .zip(rstd)
+    {
+        let (mut mean_dh, mut mean_dh_xh) = (0.0, 0.0);
+        for (((dv, x), gm), (dg, db)) in row
+            .iter_mut()
+            .zip(xh)
+            .zip(gamma)
+            .zip(dgamma.iter_mut().zip(dbeta.iter_mut()))
+        {
+            *dg += *dv * x;
+            *db += *dv;
+            *dv *= gm;
+            mean_dh += *dv;
+            mean_dh_xh += *dv * x;
+        }
+        let (mean_dh, mean_dh_xh) = (mean_dh / w, mean_dh_xh / w);
+        for (dv, x) in row.iter_mut().zip(xh) {
+            *dv = r * (*dv - mean_dh - x * mean_dh_xh);
+        }
+    }
+}
+
+/// The mean over `n` rows of the cross-entropy of `softmax(logits)` against
+/// `target` (`[n, width]` each); `logits` becomes the mean's gradient with
+/// respect to them, `(softmax sum(target) - target) / n`.
+#[inline(always)]
+fn cross_entropy_grad(logits: &mut [f32], target: &[f32], width: usize, n: usize) -> f32 {
+    let scale = 1.0 / n as f32;
+    let mut total = 0.0f64;
+    for (row, t) in logits
+        .chunks_exact_mut(width)
+        .zip(target.chunks_exact(width))
+    {
+        let max = row.iter().fold(f32::NEG_INFINITY, |m, &x| m.max(x));
+        // One pass: the targets' weighted logits, then each logit's exp.
+        let (mut t_sum, mut t_dot, mut sum_exp) = (0.0f32, 0.0f32, 0.0f32);
+        for (x, t) in row.iter_mut().zip(t) {
+            t_sum += t;
+            t_dot += t * *x;
+            *x = (*x - max).exp();
+            sum_exp += *x;
+        }
+        // sum_j t_j (lse - x_j), lse = max + ln(sum_exp)
+        total += f64::from(t_sum * (max + sum_exp.ln()) - t_dot);
+        let share = t_sum / sum_exp;
+        for (x, t) in row.iter_mut().zip(t) {
+            *x = (*x * share - t) * scale;
+        }
+    }
+    (total / n as f64) as f32
+}
+
+#[inline(always)]
+fn relu(x: &mut [f32]) {
+    for v in x {
+        *v = v.max(0.0);
+    }
+}
+
+/// Zeroes the gradient `d` where the ReLU's output `out` is 0.
+#[inline(always)]
+fn relu_mask(d: &mut [f32], out: &[f32]) {
+    for (d, o) in d.iter_mut().zip(out) {
+        if *o <= 0.0 {
+            *d = 0.0;
+        }
+    }
+}
+
+#[inline(always)]
+fn add(acc: &mut [f32], x: &[f32]) {
+    for (a, x) in acc.iter_mut().zip(x) {
+        *a += x;
+    }
+}
+
+/// A matrix read from a slice: `rows x cols`, element `(i, j)` at
+/// `i * rs + j * cs`.
+#[derive(Clone, Copy)]
+struct View<'a> {
+    data: &'a [f32],
+    rows: usize,
+    cols: usize,
+    rs: usize,
+    cs: usize,
+}
+
+impl<'a> View<'a> {
+    /// A row-major `rows x cols` matrix.
+    fn rows(data: &'a [f32], rows: usize, cols: usize) -> View<'a> {
+        View {
+            data,
+            rows,
+            cols,
+            rs: cols,
+            cs: 1,
+        }
+    }
+
+    /// The transpose (no copy).
+    fn t(self) -> View<'a> {
+        View {
+            rows: self.cols,
+            cols: self.rows,
+            rs: self.cs,
+            cs: self.rs,
+            ..self
+        }
+    }
+
+    /// Whether every element lies inside the slice.
+    fn fits(&self) -> bool {
+        self.rows == 0
+            || self.cols == 0
+            || (self.rows - 1) * self.rs + (self.cols - 1) * self.cs < self.data.len()
+    }
+}
+
+/// A row-major destination of `cols` columns, added to or overwritten.
+struct Out<'a> {
+    data: &'a mut [f32],
+    cols: usize,
+    accumulate: bool,
+}
+
+impl<'a> Out<'a> {
+    fn new(data: &'a mut [f32], cols: usize, accumulate: bool) -> Out<'a> {
+        Out {
+            data,
+            cols,
+            accumulate,
+        }
+    }
+}
+
+/// `out = a b` (or `out += a b`), one thread.
+fn matmul(out: Out<'_>, a: View<'_>, b: View<'_>) {
+    let (m, k, n) = (a.rows, a.cols, b.cols);
+    // The product reads and writes through raw pointers: the shapes are
+    // checked in every build, not only in debug ones.
+    assert_eq!(b.rows, k, "inner dimensions");
+    assert_eq!(out.cols, n, "output columns");
+    assert_eq!(out.data.len(), m * n, "output size");
+    assert!(a.fits() && b.fits(), "a matrix outside its slice");
+    if m == 0 || n == 0 {
+        return;
+    }
+    if k == 0 {
+        if !out.accumulate {
+            out.data.fill(0.0);
+        }
+        return;
+    }
+    // SAFETY: `out` is `m x n` row-major and contiguous, `a` is `m x k` and
+    // `b` is `k x n` at their strides, and every element of each lies inside
+    // its slice (checked above); the output does not alias the inputs (a
+    // `&mut` slice beside two `&` ones).
+    unsafe {
+        gemm(
+            m,
+            n,
+            k,
+            out.data.as_mut_ptr(),
+            1,
+            n as isize,
+            out.accumulate,
+            a.data.as_ptr(),
+            a.cs as isize,
+            a.rs as isize,
+            b.data.as_ptr(),
+            b.cs as isize,
+            b.rs as isize,
+            1.0,
+            1.0,
+            false,
+            false,
+            false,
+            Parallelism::None,
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use burn::tensor::Gradients;
+
+    use super::*;
+    use crate::backend::Backend;
+    use crate::bench::bench_positions;
+    use crate::direct::tests::random_net;
+    use crate::encoder::encode_batch;
+    use crate::model::{ModelConfig, alphazero_loss};
+
+    /// The parameters' gradients.
+    struct Grads<'a>(&'a Gradients);
+
+    impl Source for Grads<'_> {
+        fn numbers<const D: usize>(&mut self, param: &Param<Tensor<D>>) -> Vec<f32> {
+            let grad = param
+                .val()
+                .grad(self.0)
+                .expect("every parameter has a gradient");
+            grad.try_into_vec_as::<f32>().unwrap()
+        }
+    }
+
+    /// A batch of `n` real positions with random target distributions.
+    fn batch(n: usize, encoder: u32) -> (Vec<f32>, Vec<f32>, Vec<f32>) {
+        let positions = bench_positions(n);
+        let mut input = Vec::new();
+        encode_batch(&positions, encoder, &mut input);
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 40) as f32 / (1u64 << 24) as f32
+        };
+        let mut rows = |width: usize| {
+            let mut out = Vec::with_capacity(n * width);
+            for _ in 0..n {
+                // Mass on a few entries, as search's visit counts have.
+                let row: Vec<f32> = (0..width)
+                    .map(|_| {
+                        let u = next();
+                        if u > 0.9 { u } else { 0.0 }
+                    })
+                    .collect();
+                let sum: f32 = row.iter().sum::<f32>().max(1e-6);
+                out.extend(row.iter().map(|v| v / sum));
+            }
+            out
+        };
+        let policy = rows(POLICY_SIZE);
+        let wdl = rows(3);
+        (input, policy, wdl)
+    }
+
+    fn close(a: f32, b: f32, scale: f32) -> bool {
+        (a - b).abs() <= 2e-4 * scale + 1e-6
+    }
+
+    /// The loss and every parameter's gradient are Burn's autodiff's, with
+    /// and without layer norms, on random weights and real positions.
+    #[test]
+    fn gradients_are_burns() {
+        for layer_norm in [true, false] {
+            let config = ModelConfig::new()
+                .with_hidden(24)
+                .with_blocks(2)
+                .with_value_hidden(8)
+                .with_layer_norm(layer_norm);
+            let device = Backend::Cpu.training_device();
+            let net = random_net(&config, &device);
+            let n = 7;
+            let (input, policy, wdl) = batch(n, config.encoder);
+            let f = config.features();
+            let tensor = |v: &[f32], w: usize| {
+                Tensor::<2>::from_data(TensorData::new(v.to_vec(), [n, w]), &device)
+            };
+            let out = net.forward_train(tensor(&input, f));
+            let loss = alphazero_loss(
+                out.logits,
+                out.value,
+                tensor(&policy, POLICY_SIZE),
+                tensor(&wdl, 3),
+            );
+            let scalar = |t: Tensor<1>| t.try_into_vec_as::<f32>().unwrap()[0];
+            let (p, v) = (scalar(loss.policy.clone()), scalar(loss.value.clone()));
+            let grads = (loss.policy + loss.value).backward();
+            let (expected, _) = read(&net, &mut Grads(&grads)).unwrap();
+
+            let mut direct = DirectTrainer::new(&net).unwrap();
+            let got = direct.loss_and_gradients(&input, &policy, &wdl, n);
+            assert!(
+                close(got.policy, p, p) && close(got.value, v, v),
+                "{got:?} {p} {v}"
+            );
+            let scale = expected.iter().fold(0.0f32, |m, g| m.max(g.abs()));
+            assert!(scale > 1e-3, "gradients too small to compare: {scale}");
+            assert_eq!(direct.gradients().len(), expected.len());
+            for (i, (g, e)) in direct.gradients().iter().zip(&expected).enumerate() {
+                assert!(
+                    close(*g, *e, scale),
+                    "layer_norm {layer_norm}: gradient {i}: {g} against {e}"
+                );
+            }
+        }
+    }
+
+    /// The parameters go back into the network they came from, and the
+    /// refused shapes say what they lack.
+    #[test]
+    fn writes_back_and_refuses_what_it_cannot_train() {
+        let config = ModelConfig::new().with_hidden(16).with_blocks(1);
+        let device = Backend::Cpu.device();
+        let mut direct = DirectTrainer::new(&random_net(&config, &device)).unwrap();
+        let (input, policy, wdl) = batch(4, config.encoder);
+        direct.step(&input, &policy, &wdl, 4, 1e-2, 0.1);
+        let other = direct.write_into(config.init(&device), &device);
+        assert_eq!(
+            DirectTrainer::new(&other).unwrap().params(),
+            direct.params()
+        );
+
+        let scalar = config
+            .clone()
+            .with_value_head(ValueHead::Scalar)
+            .init(&device);
+        let err = DirectTrainer::new(&scalar).unwrap_err();
+        assert!(err.to_string().contains("scalar value head"), "{err}");
+        let material = config.with_material_head(true).init(&device);
+        let err = DirectTrainer::new(&material).unwrap_err();
+        assert!(err.to_string().contains("material head"), "{err}");
+    }
+}
