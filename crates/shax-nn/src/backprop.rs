@@ -13,6 +13,8 @@
 //!
 //! It trains networks with the win/draw/loss value head and no material head
 //! (what every training config makes); [`DirectTrainer::new`] refuses others.
+//! `shax bench train --direct` times it. `shax train` still trains with Burn:
+//! what it lacks for that is its AdamW state in checkpoints (to resume).
 
 use std::ops::Range;
 
