@@ -20,8 +20,8 @@ pub struct Args {
     /// Where the network trains: cpu, or wgpu in a build with the `wgpu` feature.
     #[arg(long, default_value = "cpu")]
     backend: Backend,
-    /// Time the training step written without Burn (the CPU only, one
-    /// thread; `shax train` does not use it yet).
+    /// Time the training step written without Burn, the one `shax train`
+    /// takes on the CPU (one thread); without it, Burn's step.
     #[arg(long)]
     direct: bool,
     /// Print one JSON object instead of a table.

@@ -13,8 +13,8 @@
 //!
 //! It trains networks with the win/draw/loss value head and no material head
 //! (what every training config makes); [`DirectTrainer::new`] refuses others.
-//! `shax bench train --direct` times it. `shax train` still trains with Burn:
-//! what it lacks for that is its AdamW state in checkpoints (to resume).
+//! The trainer takes this step on the CPU with Adam (its state in checkpoints
+//! is [`DirectTrainer::state_bytes`]); `shax bench train --direct` times it.
 
 use std::ops::Range;
 
@@ -32,6 +32,8 @@ const LAYER_NORM_EPSILON: f32 = 1e-5;
 const BETA_1: f32 = 0.9;
 const BETA_2: f32 = 0.999;
 const ADAM_EPSILON: f32 = 1e-5;
+/// The first bytes of [`DirectTrainer::state_bytes`] (format version 1).
+const STATE_MAGIC: &[u8; 8] = b"SHAXADW1";
 
 /// A network [`DirectTrainer`] cannot train, and why.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -222,6 +224,8 @@ pub struct DirectTrainer {
     /// AdamW steps taken.
     time: i32,
     acts: Acts,
+    /// The last batch's values, P(win) - P(loss) of each row.
+    predictions: Vec<f32>,
 }
 
 impl DirectTrainer {
@@ -242,6 +246,7 @@ impl DirectTrainer {
             moment_2: vec![0.0; n],
             time: 0,
             acts: Acts::default(),
+            predictions: Vec::new(),
         })
     }
 
@@ -254,6 +259,65 @@ impl DirectTrainer {
     /// the parameters' order.
     pub fn gradients(&self) -> &[f32] {
         &self.grads
+    }
+
+    /// The last batch's values in `[-1, 1]` (P(win) - P(loss)), one a row.
+    pub fn predictions(&self) -> &[f32] {
+        &self.predictions
+    }
+
+    /// AdamW's state: a header (magic, steps taken, parameter count) and
+    /// both moments, little-endian.
+    pub fn state_bytes(&self) -> Vec<u8> {
+        let n = self.params.len();
+        let mut out = Vec::with_capacity(STATE_MAGIC.len() + 12 + 8 * n);
+        out.extend_from_slice(STATE_MAGIC);
+        out.extend_from_slice(&(self.time as u32).to_le_bytes());
+        out.extend_from_slice(&(n as u64).to_le_bytes());
+        for v in self.moment_1.iter().chain(&self.moment_2) {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+        out
+    }
+
+    /// Whether `bytes` are [`DirectTrainer::state_bytes`]'s (and not, say, a
+    /// Burn optimizer record).
+    pub fn is_state(bytes: &[u8]) -> bool {
+        bytes.starts_with(STATE_MAGIC)
+    }
+
+    /// Takes up AdamW's state from [`DirectTrainer::state_bytes`].
+    ///
+    /// # Errors
+    ///
+    /// [`Unsupported`] when the bytes are not such a state or are of another
+    /// network's size.
+    pub fn load_state(&mut self, bytes: &[u8]) -> Result<(), Unsupported> {
+        let n = self.params.len();
+        let body = bytes
+            .strip_prefix(STATE_MAGIC.as_slice())
+            .ok_or(Unsupported("optimizer state of another format"))?;
+        if body.len() != 12 + 8 * n {
+            return Err(Unsupported("optimizer state of another network's size"));
+        }
+        let (head, moments) = body.split_at(12);
+        let count = u64::from_le_bytes(head[4..12].try_into().expect("8 bytes"));
+        if count != n as u64 {
+            return Err(Unsupported("optimizer state of another network's size"));
+        }
+        self.time = u32::from_le_bytes(head[..4].try_into().expect("4 bytes")) as i32;
+        let floats = moments
+            .chunks_exact(4)
+            .map(|b| f32::from_le_bytes(b.try_into().expect("4 bytes")));
+        for (slot, v) in self
+            .moment_1
+            .iter_mut()
+            .chain(&mut self.moment_2)
+            .zip(floats)
+        {
+            *slot = v;
+        }
+        Ok(())
     }
 
     /// One AdamW step on a batch of `n` rows: `input` `[n, F]`, `policy`
@@ -327,6 +391,10 @@ impl DirectTrainer {
     ) -> DirectLoss {
         let mut a = std::mem::take(&mut self.acts);
         self.forward(input, n, &mut a);
+        self.predictions.clear();
+        let rows = a.value_raw.chunks_exact(3);
+        self.predictions
+            .extend(rows.map(|r| crate::direct::wdl(ValueHead::Wdl, r).0));
         let loss = DirectLoss {
             policy: cross_entropy_grad(&mut a.logits, policy, POLICY_SIZE, n),
             value: cross_entropy_grad(&mut a.value_raw, wdl, 3, n),

@@ -105,7 +105,7 @@ pub fn bench_train(
     let mut params = 0;
     for &size in batches {
         let cfg = TrainSection::default();
-        let mut trainer = Trainer::new(model, &cfg, 1_000_000, backend, 1);
+        let mut trainer = Trainer::new(model, &cfg, 1_000_000, backend, 1).burn_only();
         params = trainer.num_params();
         let batch = batch_of(&positions, size, model.encoder);
         let mut engine = match direct {

@@ -1,4 +1,5 @@
-//! The network under training on the autodiff device: Adam or SGD with
+//! The network under training: on the CPU with Adam by [`DirectTrainer`]
+//! (the same step without Burn), otherwise on the autodiff device: Adam or SGD with
 //! momentum, weight decay on the weight matrices only (decoupled, AdamW-style,
 //! with Adam; L2 with SGD), the learning-rate schedule (following the run's
 //! progress in steps or in hours, whichever is further), and the loss of
@@ -16,8 +17,8 @@ use shax_nn::burn::optim::momentum::MomentumConfig;
 use shax_nn::burn::optim::{AdamWConfig, GradientsParams, ModuleOptimizer, SgdConfig};
 use shax_nn::burn::tensor::{Bytes, Device, Tensor, TensorData};
 use shax_nn::{
-    Backend, MATERIAL_TARGETS, ModelConfig, NetWeights, PolicyValueNet, alphazero_loss, head_value,
-    material_loss,
+    Backend, DirectTrainer, MATERIAL_TARGETS, ModelConfig, NetWeights, PolicyValueNet,
+    alphazero_loss, head_value, material_loss,
 };
 
 use shax_core::POLICY_SIZE;
@@ -54,6 +55,10 @@ pub struct Trainer {
     time_fraction: f64,
     net: Option<PolicyValueNet>,
     optim: ModuleOptimizer,
+    /// On the CPU with Adam, the step without Burn ([`DirectTrainer`], the
+    /// same function): it holds the weights and the optimizer's state, and
+    /// `net` only the network's shape and parameter ids.
+    direct: Option<DirectTrainer>,
     device: Device,
     /// Training steps done.
     pub step: u64,
@@ -110,6 +115,13 @@ fn optimizer(cfg: &TrainSection, net: &PolicyValueNet) -> ModuleOptimizer {
     }
 }
 
+/// The direct step for `net` where it can take Burn's: Adam on the CPU, and
+/// a network it trains (the three-way value head, no material head).
+fn direct_for(cfg: &TrainSection, backend: Backend, net: &PolicyValueNet) -> Option<DirectTrainer> {
+    let fits = backend == Backend::Cpu && cfg.optimizer == Optimizer::Adam;
+    fits.then(|| DirectTrainer::new(net).ok()).flatten()
+}
+
 impl Trainer {
     /// A fresh network (seeded) and optimizer on `backend`'s autodiff device.
     pub fn new(
@@ -122,7 +134,7 @@ impl Trainer {
         let device = backend.training_device();
         device.seed(seed);
         let net = model.init(&device);
-        Trainer::at_start(model, cfg, total_steps, device, net)
+        Trainer::at_start(model, cfg, total_steps, backend, device, net)
     }
 
     /// A new run's trainer at step 0 that starts from `net` (loaded on
@@ -138,7 +150,7 @@ impl Trainer {
     ) -> Trainer {
         let device = backend.training_device();
         device.seed(seed);
-        Trainer::at_start(model, cfg, total_steps, device, net)
+        Trainer::at_start(model, cfg, total_steps, backend, device, net)
     }
 
     /// Step 0 with `net` on `device` and a fresh optimizer.
@@ -146,6 +158,7 @@ impl Trainer {
         model: &ModelConfig,
         cfg: &TrainSection,
         total_steps: u64,
+        backend: Backend,
         device: Device,
         net: PolicyValueNet,
     ) -> Trainer {
@@ -155,10 +168,23 @@ impl Trainer {
             total_steps,
             time_fraction: 0.0,
             optim: optimizer(cfg, &net),
+            direct: direct_for(cfg, backend, &net),
             net: Some(net),
             device,
             step: 0,
         }
+    }
+
+    /// The same trainer on Burn's autodiff alone (the reference the direct
+    /// step is held to), before its first step.
+    ///
+    /// # Panics
+    ///
+    /// Panics after a step: Burn's copy of the network would be stale.
+    pub fn burn_only(mut self) -> Trainer {
+        assert_eq!(self.step, 0, "burn_only after a step");
+        self.direct = None;
+        self
     }
 
     /// Resumes from a network loaded on `backend.training_device()`, the
@@ -179,9 +205,20 @@ impl Trainer {
     ) -> Result<Trainer, TrainError> {
         let device = backend.training_device();
         device.seed(step ^ 0x5eed);
-        let optim = optimizer(cfg, &net)
-            .from_bytes(Bytes::from_bytes_vec(optim_state))
-            .map_err(|e| TrainError(format!("optimizer state: {e}")))?;
+        let (optim, direct) = if DirectTrainer::is_state(&optim_state) {
+            let mut direct = direct_for(cfg, backend, &net).ok_or_else(|| {
+                TrainError("optimizer state of the direct step, which needs Adam on the CPU".into())
+            })?;
+            direct
+                .load_state(&optim_state)
+                .map_err(|e| TrainError(format!("optimizer state: {e}")))?;
+            (optimizer(cfg, &net), Some(direct))
+        } else {
+            let optim = optimizer(cfg, &net)
+                .from_bytes(Bytes::from_bytes_vec(optim_state))
+                .map_err(|e| TrainError(format!("optimizer state: {e}")))?;
+            (optim, None)
+        };
         Ok(Trainer {
             model: model.clone(),
             cfg: cfg.clone(),
@@ -189,6 +226,7 @@ impl Trainer {
             time_fraction: 0.0,
             net: Some(net),
             optim,
+            direct,
             device,
             step,
         })
@@ -224,6 +262,9 @@ impl Trainer {
     ///
     /// [`TrainError`] when the backend cannot read the loss back.
     pub fn train_step(&mut self, batch: &Batch) -> Result<StepLoss, TrainError> {
+        if self.direct.is_some() {
+            return Ok(self.direct_step(batch));
+        }
         // Subnormal weights and gradients are slow on x86: flushed on this
         // thread and on the pool threads a large matrix product splits over.
         shax_nn::flush_denormals();
@@ -269,27 +310,57 @@ impl Trainer {
         })
     }
 
+    /// [`Trainer::train_step`] by [`DirectTrainer`].
+    fn direct_step(&mut self, batch: &Batch) -> StepLoss {
+        shax_nn::flush_denormals();
+        let (lr, decay) = (self.lr(), self.cfg.weight_decay);
+        let d = self.direct.as_mut().expect("the direct step");
+        let l = d.step(
+            &batch.input,
+            &batch.policy,
+            &batch.wdl,
+            batch.len,
+            lr,
+            decay,
+        );
+        self.step += 1;
+        StepLoss {
+            policy: l.policy,
+            value: l.value,
+            material: None,
+            total: l.policy + l.value,
+            predictions: d.predictions().to_vec(),
+        }
+    }
+
     /// The current weights, for the workers and checkpoints.
     ///
     /// # Errors
     ///
     /// [`TrainError`] when Burn cannot serialise them.
     pub fn weights(&self) -> Result<NetWeights, TrainError> {
-        NetWeights::from_net(&self.model, self.net().clone().valid())
+        NetWeights::from_net(&self.model, self.network().valid())
             .map_err(|e| TrainError(e.to_string()))
     }
 
     /// The network (a copy, on the autodiff device).
     pub fn network(&self) -> PolicyValueNet {
-        self.net().clone()
+        match &self.direct {
+            Some(d) => d.write_into(self.net().clone(), &self.device),
+            None => self.net().clone(),
+        }
     }
 
-    /// The optimizer state as burnpack bytes.
+    /// The optimizer state: burnpack bytes, or the direct step's
+    /// ([`DirectTrainer::state_bytes`]).
     ///
     /// # Errors
     ///
     /// [`TrainError`] when Burn cannot serialise it.
     pub fn optimizer_bytes(&self) -> Result<Vec<u8>, TrainError> {
+        if let Some(d) = &self.direct {
+            return Ok(d.state_bytes());
+        }
         self.optim
             .into_bytes()
             .map(|b| b.to_vec())
@@ -423,7 +494,8 @@ mod tests {
             weight_decay: 0.1,
             ..TrainSection::default()
         };
-        let mut trainer = Trainer::new(&small(), &cfg, 100, Backend::Cpu, 3);
+        let mut trainer = Trainer::new(&small(), &cfg, 100, Backend::Cpu, 3).burn_only();
+        assert!(trainer.direct.is_none());
         let mut direct = shax_nn::DirectTrainer::new(&trainer.network()).unwrap();
         let before = direct.params().to_vec();
         let positions = shax_nn::bench_positions(64);
@@ -450,5 +522,45 @@ mod tests {
         for (i, (b, d)) in after.params().iter().zip(direct.params()).enumerate() {
             assert!((b - d).abs() < 1e-5, "parameter {i}: Burn {b}, direct {d}");
         }
+    }
+
+    /// On the CPU with Adam the trainer takes the direct step, and a run
+    /// resumed from its checkpoint (network and optimizer bytes) goes on
+    /// exactly as one that was never stopped.
+    #[test]
+    fn the_direct_step_resumes_where_it_stopped() {
+        let cfg = TrainSection::default();
+        let positions = shax_nn::bench_positions(64);
+        let batches: Vec<Batch> = (0..3)
+            .map(|k| crate::bench::batch_of(&positions[k * 16..], 16, 1))
+            .collect();
+        let mut whole = Trainer::new(&small(), &cfg, 100, Backend::Cpu, 5);
+        assert!(whole.direct.is_some());
+        let mut first = Trainer::new(&small(), &cfg, 100, Backend::Cpu, 5);
+        for b in &batches[..2] {
+            whole.train_step(b).unwrap();
+            first.train_step(b).unwrap();
+        }
+        let (net, bytes) = (first.network(), first.optimizer_bytes().unwrap());
+        assert!(DirectTrainer::is_state(&bytes));
+        let mut resumed =
+            Trainer::resume(&small(), &cfg, 100, Backend::Cpu, net, bytes, 2).unwrap();
+        let (a, b) = (
+            whole.train_step(&batches[2]).unwrap(),
+            resumed.train_step(&batches[2]).unwrap(),
+        );
+        assert_eq!(a, b);
+        assert_eq!(a.predictions.len(), 16);
+        let params = |t: &Trainer| DirectTrainer::new(&t.network()).unwrap().params().to_vec();
+        assert_eq!(params(&whole), params(&resumed));
+        // Burn's state does not pass for the direct step's, nor the other way.
+        let sgd = TrainSection {
+            optimizer: Optimizer::SgdMomentum,
+            ..TrainSection::default()
+        };
+        let bytes = whole.optimizer_bytes().unwrap();
+        let err = Trainer::resume(&small(), &sgd, 100, Backend::Cpu, whole.network(), bytes, 3)
+            .unwrap_err();
+        assert!(err.to_string().contains("needs Adam"), "{err}");
     }
 }
