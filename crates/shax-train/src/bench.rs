@@ -1,9 +1,10 @@
 //! `shax bench train`: optimizer steps per second of the trainer, per batch
-//! size, on a backend. The steps are the trainer's own ([`Trainer::train_step`]:
-//! forward, loss, backward, Adam, and the loss read back) on encoded positions
-//! from fixed playouts, with targets spread evenly over each position's legal
-//! actions; the figures are speed only, the targets mean nothing. With
-//! `direct`, the same steps by [`DirectTrainer`] (no Burn; the CPU only).
+//! size, on a backend. The steps are Burn's ([`Trainer::train_step`] of a
+//! [`Trainer::burn_only`]: forward, loss, backward, Adam, and the loss read
+//! back) on encoded positions from fixed playouts, with targets spread evenly
+//! over each position's legal actions; the figures are speed only, the
+//! targets mean nothing. With `direct`, the same steps by [`DirectTrainer`],
+//! the step `shax train` takes on the CPU.
 
 use std::time::{Duration, Instant};
 
