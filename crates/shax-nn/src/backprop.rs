@@ -21,13 +21,12 @@ use std::ops::Range;
 use burn::module::Param;
 use burn::nn::{LayerNorm, Linear};
 use burn::tensor::{Device, Tensor, TensorData};
-use gemm::{Parallelism, gemm};
 use shax_core::POLICY_SIZE;
 
+use crate::direct::{LAYER_NORM_EPSILON, values};
+use crate::matmul::{Out, View, affine, matmul};
 use crate::model::{PolicyValueNet, ResidualBlock, ValueHead};
 
-/// Burn's layer norm epsilon, which the model keeps at its default.
-const LAYER_NORM_EPSILON: f32 = 1e-5;
 /// `AdamWConfig::new()`'s constants.
 const BETA_1: f32 = 0.9;
 const BETA_2: f32 = 0.999;
@@ -89,10 +88,7 @@ struct Values;
 
 impl Source for Values {
     fn numbers<const D: usize>(&mut self, param: &Param<Tensor<D>>) -> Vec<f32> {
-        param
-            .val()
-            .try_into_vec_as::<f32>()
-            .expect("reading a parameter from the CPU")
+        values(param)
     }
 }
 
@@ -632,17 +628,8 @@ impl BlockGrad<'_> {
 /// `out = x W + b` for `n` rows of `x`.
 #[inline(always)]
 fn linear_forward(at: LinearAt, p: &[f32], x: &[f32], n: usize, out: &mut Vec<f32>) {
-    out.clear();
-    for _ in 0..n {
-        out.extend_from_slice(&p[at.b..at.b + at.d_out]);
-    }
     let w = &p[at.w..at.w + at.d_in * at.d_out];
-    // out [n, d_out] += x [n, d_in] W [d_in, d_out]
-    matmul(
-        Out::new(out, at.d_out, true),
-        View::rows(x, n, at.d_in),
-        View::rows(w, at.d_in, at.d_out),
-    );
+    affine(x, n, w, &p[at.b..at.b + at.d_out], out);
 }
 
 /// The gradients of `y = x W + b` from `dy` (`[n, d_out]`): `x^T dy` into
@@ -806,112 +793,6 @@ fn relu_mask(d: &mut [f32], out: &[f32]) {
 fn add(acc: &mut [f32], x: &[f32]) {
     for (a, x) in acc.iter_mut().zip(x) {
         *a += x;
-    }
-}
-
-/// A matrix read from a slice: `rows x cols`, element `(i, j)` at
-/// `i * rs + j * cs`.
-#[derive(Clone, Copy)]
-struct View<'a> {
-    data: &'a [f32],
-    rows: usize,
-    cols: usize,
-    rs: usize,
-    cs: usize,
-}
-
-impl<'a> View<'a> {
-    /// A row-major `rows x cols` matrix.
-    fn rows(data: &'a [f32], rows: usize, cols: usize) -> View<'a> {
-        View {
-            data,
-            rows,
-            cols,
-            rs: cols,
-            cs: 1,
-        }
-    }
-
-    /// The transpose (no copy).
-    fn t(self) -> View<'a> {
-        View {
-            rows: self.cols,
-            cols: self.rows,
-            rs: self.cs,
-            cs: self.rs,
-            ..self
-        }
-    }
-
-    /// Whether every element lies inside the slice.
-    fn fits(&self) -> bool {
-        self.rows == 0
-            || self.cols == 0
-            || (self.rows - 1) * self.rs + (self.cols - 1) * self.cs < self.data.len()
-    }
-}
-
-/// A row-major destination of `cols` columns, added to or overwritten.
-struct Out<'a> {
-    data: &'a mut [f32],
-    cols: usize,
-    accumulate: bool,
-}
-
-impl<'a> Out<'a> {
-    fn new(data: &'a mut [f32], cols: usize, accumulate: bool) -> Out<'a> {
-        Out {
-            data,
-            cols,
-            accumulate,
-        }
-    }
-}
-
-/// `out = a b` (or `out += a b`), one thread.
-fn matmul(out: Out<'_>, a: View<'_>, b: View<'_>) {
-    let (m, k, n) = (a.rows, a.cols, b.cols);
-    // The product reads and writes through raw pointers: the shapes are
-    // checked in every build, not only in debug ones.
-    assert_eq!(b.rows, k, "inner dimensions");
-    assert_eq!(out.cols, n, "output columns");
-    assert_eq!(out.data.len(), m * n, "output size");
-    assert!(a.fits() && b.fits(), "a matrix outside its slice");
-    if m == 0 || n == 0 {
-        return;
-    }
-    if k == 0 {
-        if !out.accumulate {
-            out.data.fill(0.0);
-        }
-        return;
-    }
-    // SAFETY: `out` is `m x n` row-major and contiguous, `a` is `m x k` and
-    // `b` is `k x n` at their strides, and every element of each lies inside
-    // its slice (checked above); the output does not alias the inputs (a
-    // `&mut` slice beside two `&` ones).
-    unsafe {
-        gemm(
-            m,
-            n,
-            k,
-            out.data.as_mut_ptr(),
-            1,
-            n as isize,
-            out.accumulate,
-            a.data.as_ptr(),
-            a.cs as isize,
-            a.rs as isize,
-            b.data.as_ptr(),
-            b.cs as isize,
-            b.rs as isize,
-            1.0,
-            1.0,
-            false,
-            false,
-            false,
-            Parallelism::None,
-        );
     }
 }
 

@@ -15,15 +15,15 @@
 use burn::module::Param;
 use burn::nn::{LayerNorm, Linear};
 use burn::tensor::Tensor;
-use gemm::{Parallelism, gemm};
 use shax_core::{POLICY_SIZE, Position};
 use shax_search::check_buffers;
 
 use crate::encoder::encode_batch;
+use crate::matmul::affine;
 use crate::model::{PolicyValueNet, ResidualBlock, ValueHead};
 
 /// Burn's layer norm epsilon, which the model keeps at its default.
-const LAYER_NORM_EPSILON: f32 = 1e-5;
+pub(crate) const LAYER_NORM_EPSILON: f32 = 1e-5;
 
 /// A linear layer: `weight` row-major `[d_in, d_out]` (Burn's layout).
 #[derive(Clone, Debug)]
@@ -51,39 +51,7 @@ impl Dense {
 
     /// `out = x W + b` for `n` rows of `x` (`[n, d_in]`), `out` `[n, d_out]`.
     fn forward(&self, x: &[f32], n: usize, out: &mut Vec<f32>) {
-        // The product below reads `x` through a raw pointer: its size is
-        // checked in every build, not only in debug ones.
-        assert_eq!(x.len(), n * self.d_in, "dense layer input size");
-        out.clear();
-        for _ in 0..n {
-            out.extend_from_slice(&self.bias);
-        }
-        // SAFETY: `x` is `[n, d_in]`, `weight` `[d_in, d_out]` and `out`
-        // `[n, d_out]`, all row-major and contiguous (the strides below), so
-        // every element the product reads or writes is inside its slice.
-        unsafe {
-            gemm(
-                n,
-                self.d_out,
-                self.d_in,
-                out.as_mut_ptr(),
-                1,
-                self.d_out as isize,
-                true,
-                x.as_ptr(),
-                1,
-                self.d_in as isize,
-                self.weight.as_ptr(),
-                1,
-                self.d_out as isize,
-                1.0,
-                1.0,
-                false,
-                false,
-                false,
-                Parallelism::None,
-            );
-        }
+        affine(x, n, &self.weight, &self.bias, out);
     }
 }
 
@@ -388,7 +356,7 @@ fn sum(x: &[f32]) -> f32 {
     x.iter().sum()
 }
 
-fn values<const D: usize>(param: &Param<Tensor<D>>) -> Vec<f32> {
+pub(crate) fn values<const D: usize>(param: &Param<Tensor<D>>) -> Vec<f32> {
     param
         .val()
         .try_into_vec_as::<f32>()

@@ -44,6 +44,7 @@ mod checkpoint;
 mod direct;
 mod encoder;
 mod evaluator;
+mod matmul;
 mod model;
 mod player;
 

@@ -109,12 +109,10 @@ pub fn bench_train(
         let mut trainer = Trainer::new(model, &cfg, 1_000_000, backend, 1).burn_only();
         params = trainer.num_params();
         let batch = batch_of(&positions, size, model.encoder);
-        let mut engine = match direct {
-            true => Some(
-                DirectTrainer::new(&trainer.network()).map_err(|e| TrainError(e.to_string()))?,
-            ),
-            false => None,
-        };
+        let mut engine = direct
+            .then(|| DirectTrainer::new(&trainer.network()))
+            .transpose()
+            .map_err(|e| TrainError(e.to_string()))?;
         let mut step = || -> Result<(), TrainError> {
             match engine.as_mut() {
                 Some(d) => {
