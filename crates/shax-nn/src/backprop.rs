@@ -8,7 +8,9 @@
 //! the matrix products: a new tensor for every operation, each element-wise
 //! operation a pass of its own. Here the matrix products are the `gemm`
 //! crate's (the kernels Burn's CPU backend uses), every buffer lives from one
-//! step to the next, and the element-wise work is fused into a few loops.
+//! step to the next, the element-wise work is fused into a few loops, and the
+//! input layer works on the encoder's non-zero inputs only (one-hot planes:
+//! most of each row is zeros).
 //! The tests hold the loss, the gradients and AdamW's step to Burn's.
 //!
 //! It trains networks with the win/draw/loss value head and no material head
@@ -24,7 +26,7 @@ use burn::tensor::{Device, Tensor, TensorData};
 use shax_core::POLICY_SIZE;
 
 use crate::direct::{LAYER_NORM_EPSILON, values};
-use crate::matmul::{Out, View, affine, matmul};
+use crate::matmul::{Out, View, affine, matmul, sparse_affine, sparse_weight_gradient};
 use crate::model::{PolicyValueNet, ResidualBlock, ValueHead};
 
 /// `AdamWConfig::new()`'s constants.
@@ -406,7 +408,7 @@ impl DirectTrainer {
         let l = &self.layout;
         a.trunk.resize_with(l.blocks.len() + 1, Vec::new);
         a.blocks.resize_with(l.blocks.len(), BlockActs::default);
-        linear_forward(l.input, p, input, n, &mut a.trunk[0]);
+        input_forward(l.input, p, input, n, &mut a.trunk[0]);
         relu(&mut a.trunk[0]);
         for (k, block) in l.blocks.iter().enumerate() {
             let (done, rest) = a.trunk.split_at_mut(k + 1);
@@ -457,7 +459,7 @@ impl DirectTrainer {
             b.backward(p, g, n, &mut a.dx, &mut a.dh, &mut a.dv);
         }
         relu_mask(&mut a.dx, &a.trunk[0]);
-        linear_backward(l.input, p, g, input, &a.dx, n, None);
+        input_backward(l.input, g, input, &a.dx, n);
     }
 
     /// AdamW, as Burn's: `m = b1 m + (1 - b1) g`, `v = b2 v + (1 - b2) g^2`,
@@ -632,6 +634,21 @@ fn linear_forward(at: LinearAt, p: &[f32], x: &[f32], n: usize, out: &mut Vec<f3
     affine(x, n, w, &p[at.b..at.b + at.d_out], out);
 }
 
+/// The input layer's `out = x W + b`, over the non-zero inputs only.
+#[inline(always)]
+fn input_forward(at: LinearAt, p: &[f32], x: &[f32], n: usize, out: &mut Vec<f32>) {
+    let w = &p[at.w..at.w + at.d_in * at.d_out];
+    sparse_affine(x, n, w, &p[at.b..at.b + at.d_out], out);
+}
+
+/// The input layer's weight and bias gradients from `dy`, over the non-zero
+/// inputs only (nothing flows further back).
+#[inline(always)]
+fn input_backward(at: LinearAt, g: &mut [f32], x: &[f32], dy: &[f32], n: usize) {
+    sparse_weight_gradient(x, dy, n, &mut g[at.w..at.w + at.d_in * at.d_out]);
+    bias_gradient(&mut g[at.b..at.b + at.d_out], dy);
+}
+
 /// The gradients of `y = x W + b` from `dy` (`[n, d_out]`): `x^T dy` into
 /// the weight's, `dy`'s column sums into the bias's, and `dy W^T` into `dx`
 /// when wanted.
@@ -651,11 +668,7 @@ fn linear_backward(
         View::rows(x, n, at.d_in).t(),
         View::rows(dy, n, at.d_out),
     );
-    let db = &mut g[at.b..at.b + at.d_out];
-    db.fill(0.0);
-    for row in dy.chunks_exact(at.d_out) {
-        add(db, row);
-    }
+    bias_gradient(&mut g[at.b..at.b + at.d_out], dy);
     if let Some(dx) = dx {
         dx.clear();
         dx.resize(n * at.d_in, 0.0);
@@ -665,6 +678,15 @@ fn linear_backward(
             View::rows(dy, n, at.d_out),
             View::rows(w, at.d_in, at.d_out).t(),
         );
+    }
+}
+
+/// `db` = the column sums of `dy` (`[n, db.len()]`).
+#[inline(always)]
+fn bias_gradient(db: &mut [f32], dy: &[f32]) {
+    db.fill(0.0);
+    for row in dy.chunks_exact(db.len()) {
+        add(db, row);
     }
 }
 

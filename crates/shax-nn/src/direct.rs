@@ -19,7 +19,7 @@ use shax_core::{POLICY_SIZE, Position};
 use shax_search::check_buffers;
 
 use crate::encoder::encode_batch;
-use crate::matmul::affine;
+use crate::matmul::{affine, sparse_affine};
 use crate::model::{PolicyValueNet, ResidualBlock, ValueHead};
 
 /// Burn's layer norm epsilon, which the model keeps at its default.
@@ -219,21 +219,8 @@ impl DirectNet {
     /// `ReLU(input W + b)`, adding only the rows of the non-zero inputs.
     #[inline(always)]
     fn input_layer(&self, input: &[f32], n: usize, out: &mut Vec<f32>) {
-        let (f, h) = (self.input.d_in, self.input.d_out);
-        out.clear();
-        for row in input.chunks_exact(f).take(n) {
-            let start = out.len();
-            out.extend_from_slice(&self.input.bias);
-            let acc = &mut out[start..];
-            for (i, &v) in row.iter().enumerate() {
-                if v != 0.0 {
-                    let w = &self.input.weight[i * h..(i + 1) * h];
-                    for (a, w) in acc.iter_mut().zip(w) {
-                        *a += v * w;
-                    }
-                }
-            }
-        }
+        let rows = &input[..n * self.input.d_in];
+        sparse_affine(rows, n, &self.input.weight, &self.input.bias, out);
         relu(out);
     }
 

@@ -1,7 +1,8 @@
 //! One matrix product, `out = a b` or `out += a b`, through the `gemm` crate
 //! (the kernels Burn's CPU backend uses, picked at run time), with the shapes
-//! checked before its raw pointers are read: what the direct forward pass and
-//! the direct training step share.
+//! checked before its raw pointers are read, and the input layer's products
+//! over mostly-zero rows: what the direct forward pass and the direct training
+//! step share.
 
 use gemm::{Parallelism, gemm};
 
@@ -127,4 +128,171 @@ pub(crate) fn affine(x: &[f32], n: usize, weight: &[f32], bias: &[f32], out: &mu
         View::rows(x, n, d_in),
         View::rows(weight, d_in, d_out),
     );
+}
+
+/// Output columns a sparse product keeps in registers at once: eight AVX2
+/// lanes of eight.
+const COLUMNS: usize = 64;
+
+/// The non-zero inputs a sparse product gathers before it adds their rows.
+const TERMS: usize = 64;
+
+/// `out = x W + b` for `n` rows of `x` that are mostly zeros (the encoder's
+/// one-hot planes): each row adds the weight rows of its non-zero inputs,
+/// [`COLUMNS`] output columns at a time so that they stay in registers.
+/// Nothing is allocated but `out`.
+#[inline(always)]
+pub(crate) fn sparse_affine(x: &[f32], n: usize, weight: &[f32], bias: &[f32], out: &mut Vec<f32>) {
+    let d_out = bias.len();
+    let d_in = weight.len() / d_out.max(1);
+    assert_eq!(x.len(), n * d_in, "sparse layer input size");
+    assert_eq!(weight.len(), d_in * d_out, "sparse layer weight size");
+    out.clear();
+    for row in x.chunks_exact(d_in) {
+        let start = out.len();
+        out.extend_from_slice(bias);
+        let out = &mut out[start..];
+        let mut terms = [(0usize, 0.0f32); TERMS];
+        let mut k = 0;
+        for (i, &v) in row.iter().enumerate() {
+            if v != 0.0 {
+                terms[k] = (i * d_out, v);
+                k += 1;
+                if k == TERMS {
+                    add_rows(out, weight, &terms);
+                    k = 0;
+                }
+            }
+        }
+        add_rows(out, weight, &terms[..k]);
+    }
+}
+
+/// `dw = x^T dy` for the rows of [`sparse_affine`]: `x` `[n, d_in]`, `dy`
+/// `[n, d_out]`, `dw` `[d_in, d_out]` overwritten. Each input's weight row
+/// sums the gradient rows of the batch rows where that input is non-zero.
+#[inline(always)]
+pub(crate) fn sparse_weight_gradient(x: &[f32], dy: &[f32], n: usize, dw: &mut [f32]) {
+    let d_in = x.len() / n.max(1);
+    let d_out = dy.len() / n.max(1);
+    assert_eq!(x.len(), n * d_in, "sparse layer input size");
+    assert_eq!(dy.len(), n * d_out, "sparse layer gradient size");
+    assert_eq!(dw.len(), d_in * d_out, "sparse layer weight size");
+    // The non-zeros grouped by input: input `i`'s are
+    // `terms[starts[i]..starts[i + 1]]`, each a row of `dy` and its factor.
+    let mut starts = vec![0usize; d_in + 1];
+    for row in x.chunks_exact(d_in) {
+        for (i, v) in row.iter().enumerate() {
+            starts[i + 1] += usize::from(*v != 0.0);
+        }
+    }
+    for i in 0..d_in {
+        starts[i + 1] += starts[i];
+    }
+    let mut terms = vec![(0usize, 0.0f32); starts[d_in]];
+    let mut next = starts.clone();
+    for (r, row) in x.chunks_exact(d_in).enumerate() {
+        for (i, &v) in row.iter().enumerate() {
+            if v != 0.0 {
+                terms[next[i]] = (r * d_out, v);
+                next[i] += 1;
+            }
+        }
+    }
+    dw.fill(0.0);
+    for (i, dw) in dw.chunks_exact_mut(d_out).enumerate() {
+        add_rows(dw, dy, &terms[starts[i]..starts[i + 1]]);
+    }
+}
+
+/// `out += v * m[at..at + out.len()]` for each `(at, v)` of `terms`.
+#[inline(always)]
+fn add_rows(out: &mut [f32], m: &[f32], terms: &[(usize, f32)]) {
+    let width = out.len();
+    let mut blocks = out.chunks_exact_mut(COLUMNS);
+    for (b, block) in (&mut blocks).enumerate() {
+        let c = b * COLUMNS;
+        let mut acc = [0.0f32; COLUMNS];
+        acc.copy_from_slice(block);
+        for &(at, v) in terms {
+            for (a, w) in acc.iter_mut().zip(&m[at + c..at + c + COLUMNS]) {
+                *a += v * w;
+            }
+        }
+        block.copy_from_slice(&acc);
+    }
+    let rest = blocks.into_remainder();
+    let c = width - rest.len();
+    for &(at, v) in terms {
+        for (a, w) in rest.iter_mut().zip(&m[at + c..at + width]) {
+            *a += v * w;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Rows with most inputs zero, a few ones and a few other values, as the
+    /// encoder's; a row of zeros only, and one of ones only (more non-zeros
+    /// than a sparse product gathers at once).
+    fn sparse_rows(n: usize, d_in: usize) -> Vec<f32> {
+        (0..n * d_in)
+            .map(|k| match (k * 7919) % 23 {
+                0 | 5 => 1.0,
+                9 => 0.25 + (k % 5) as f32,
+                _ => 0.0,
+            })
+            .enumerate()
+            .map(|(k, v)| match k / d_in {
+                2 => 0.0,
+                4 => 1.0,
+                _ => v,
+            })
+            .collect()
+    }
+
+    fn numbers(len: usize, seed: usize) -> Vec<f32> {
+        (0..len)
+            .map(|k| ((k * 31 + seed * 17) % 101) as f32 / 50.0 - 1.0)
+            .collect()
+    }
+
+    fn assert_close(a: &[f32], b: &[f32]) {
+        assert_eq!(a.len(), b.len());
+        for (k, (x, y)) in a.iter().zip(b).enumerate() {
+            assert!(
+                (x - y).abs() <= 1e-4 * (1.0 + y.abs()),
+                "element {k}: {x} against {y}"
+            );
+        }
+    }
+
+    /// The sparse products equal the dense ones, over widths that fill the
+    /// register blocks exactly, leave a remainder, and fall short of one.
+    #[test]
+    fn sparse_products_are_the_dense_ones() {
+        let (n, d_in) = (12, 2 * TERMS + 22);
+        let x = sparse_rows(n, d_in);
+        assert!(x.iter().filter(|v| **v != 0.0).count() < x.len() / 4);
+        for d_out in [COLUMNS, 2 * COLUMNS + 22, 17] {
+            let (w, b) = (numbers(d_in * d_out, 1), numbers(d_out, 2));
+            let (mut dense, mut sparse) = (Vec::new(), vec![3.0; 5]);
+            affine(&x, n, &w, &b, &mut dense);
+            sparse_affine(&x, n, &w, &b, &mut sparse);
+            assert_close(&sparse, &dense);
+
+            let dy = numbers(n * d_out, 3);
+            let mut dense = vec![0.0; d_in * d_out];
+            matmul(
+                Out::new(&mut dense, d_out, false),
+                View::rows(&x, n, d_in).t(),
+                View::rows(&dy, n, d_out),
+            );
+            let mut sparse = vec![5.0; d_in * d_out];
+            sparse_weight_gradient(&x, &dy, n, &mut sparse);
+            assert_close(&sparse, &dense);
+        }
+    }
 }
