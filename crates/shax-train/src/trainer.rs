@@ -53,15 +53,47 @@ pub struct Trainer {
     total_steps: u64,
     /// The share of the run's time limit used so far (0 without one).
     time_fraction: f64,
-    net: Option<PolicyValueNet>,
-    optim: ModuleOptimizer,
-    /// On the CPU with Adam, the step without Burn ([`DirectTrainer`], the
-    /// same function): it holds the weights and the optimizer's state, and
-    /// `net` only the network's shape and parameter ids.
-    direct: Option<DirectTrainer>,
+    steps: Steps,
     device: Device,
     /// Training steps done.
     pub step: u64,
+}
+
+/// Who takes the steps, and holds the weights and the optimizer's state.
+enum Steps {
+    /// Burn's autodiff and optimizer (`net` is taken during a step).
+    Burn {
+        net: Option<PolicyValueNet>,
+        optim: ModuleOptimizer,
+    },
+    /// On the CPU with Adam, the step without Burn ([`DirectTrainer`], the
+    /// same function); `shape` is a network of the same shape and parameter
+    /// ids, which the weights are written into when asked for.
+    Direct {
+        shape: PolicyValueNet,
+        trainer: Box<DirectTrainer>,
+    },
+}
+
+impl Steps {
+    /// The direct step where it can take Burn's ([`direct_for`]), else Burn's.
+    fn for_net(cfg: &TrainSection, backend: Backend, net: PolicyValueNet) -> Steps {
+        match direct_for(cfg, backend, &net) {
+            Some(trainer) => Steps::Direct {
+                shape: net,
+                trainer: Box::new(trainer),
+            },
+            None => Steps::burn(cfg, net),
+        }
+    }
+
+    /// Burn's step with a fresh optimizer.
+    fn burn(cfg: &TrainSection, net: PolicyValueNet) -> Steps {
+        Steps::Burn {
+            optim: optimizer(cfg, &net),
+            net: Some(net),
+        }
+    }
 }
 
 impl std::fmt::Debug for Trainer {
@@ -122,6 +154,26 @@ fn direct_for(cfg: &TrainSection, backend: Backend, net: &PolicyValueNet) -> Opt
     fits.then(|| DirectTrainer::new(net).ok()).flatten()
 }
 
+/// [`Trainer::train_step`] by [`DirectTrainer`].
+fn direct_step(trainer: &mut DirectTrainer, batch: &Batch, lr: f64, decay: f64) -> StepLoss {
+    shax_nn::flush_denormals();
+    let l = trainer.step(
+        &batch.input,
+        &batch.policy,
+        &batch.wdl,
+        batch.len,
+        lr,
+        decay,
+    );
+    StepLoss {
+        policy: l.policy,
+        value: l.value,
+        material: None,
+        total: l.policy + l.value,
+        predictions: trainer.predictions().to_vec(),
+    }
+}
+
 impl Trainer {
     /// A fresh network (seeded) and optimizer on `backend`'s autodiff device.
     pub fn new(
@@ -167,9 +219,7 @@ impl Trainer {
             cfg: cfg.clone(),
             total_steps,
             time_fraction: 0.0,
-            optim: optimizer(cfg, &net),
-            direct: direct_for(cfg, backend, &net),
-            net: Some(net),
+            steps: Steps::for_net(cfg, backend, net),
             device,
             step: 0,
         }
@@ -183,7 +233,9 @@ impl Trainer {
     /// Panics after a step: Burn's copy of the network would be stale.
     pub fn burn_only(mut self) -> Trainer {
         assert_eq!(self.step, 0, "burn_only after a step");
-        self.direct = None;
+        if let Steps::Direct { shape, .. } = self.steps {
+            self.steps = Steps::burn(&self.cfg, shape);
+        }
         self
     }
 
@@ -205,28 +257,32 @@ impl Trainer {
     ) -> Result<Trainer, TrainError> {
         let device = backend.training_device();
         device.seed(step ^ 0x5eed);
-        let (optim, direct) = if DirectTrainer::is_state(&optim_state) {
-            let mut direct = direct_for(cfg, backend, &net).ok_or_else(|| {
+        let steps = if DirectTrainer::is_state(&optim_state) {
+            let mut trainer = direct_for(cfg, backend, &net).ok_or_else(|| {
                 TrainError("optimizer state of the direct step, which needs Adam on the CPU".into())
             })?;
-            direct
+            trainer
                 .load_state(&optim_state)
                 .map_err(|e| TrainError(format!("optimizer state: {e}")))?;
-            (optimizer(cfg, &net), Some(direct))
+            Steps::Direct {
+                shape: net,
+                trainer: Box::new(trainer),
+            }
         } else {
             let optim = optimizer(cfg, &net)
                 .from_bytes(Bytes::from_bytes_vec(optim_state))
                 .map_err(|e| TrainError(format!("optimizer state: {e}")))?;
-            (optim, None)
+            Steps::Burn {
+                net: Some(net),
+                optim,
+            }
         };
         Ok(Trainer {
             model: model.clone(),
             cfg: cfg.clone(),
             total_steps,
             time_fraction: 0.0,
-            net: Some(net),
-            optim,
-            direct,
+            steps,
             device,
             step,
         })
@@ -250,10 +306,14 @@ impl Trainer {
         };
     }
 
+    /// The network's shape (and, on Burn, its weights).
     fn net(&self) -> &PolicyValueNet {
-        self.net
-            .as_ref()
-            .expect("the network is only taken during a step")
+        match &self.steps {
+            Steps::Burn { net, .. } => net
+                .as_ref()
+                .expect("the network is only taken during a step"),
+            Steps::Direct { shape, .. } => shape,
+        }
     }
 
     /// One optimizer step on `batch`.
@@ -262,9 +322,15 @@ impl Trainer {
     ///
     /// [`TrainError`] when the backend cannot read the loss back.
     pub fn train_step(&mut self, batch: &Batch) -> Result<StepLoss, TrainError> {
-        if self.direct.is_some() {
-            return Ok(self.direct_step(batch));
-        }
+        let lr = self.lr();
+        let (net, optim) = match &mut self.steps {
+            Steps::Burn { net, optim } => (net, optim),
+            Steps::Direct { trainer, .. } => {
+                let loss = direct_step(trainer, batch, lr, self.cfg.weight_decay);
+                self.step += 1;
+                return Ok(loss);
+            }
+        };
         // Subnormal weights and gradients are slow on x86: flushed on this
         // thread and on the pool threads a large matrix product splits over.
         shax_nn::flush_denormals();
@@ -278,8 +344,8 @@ impl Trainer {
         let x = Tensor::<2>::from_data(TensorData::new(batch.input.clone(), shape), d); // [B, F]
         let tp = Tensor::<2>::from_data(TensorData::new(batch.policy.clone(), [n, POLICY_SIZE]), d); // [B, P]
         let tv = Tensor::<2>::from_data(TensorData::new(batch.wdl.clone(), [n, 3]), d); // [B, 3]
-        let net = self.net.take().expect("network present between steps");
-        let out = net.forward_train(x); // [B, P], [B, 3] or [B, 1], [B, 2]
+        let taken = net.take().expect("network present between steps");
+        let out = taken.forward_train(x); // [B, P], [B, 3] or [B, 1], [B, 2]
         let predictions = head_value(out.value.clone()).try_into_vec_as::<f32>();
         let loss = alphazero_loss(out.logits, out.value, tp, tv);
         let mut total = loss.policy.clone() + loss.value.clone(); // [1]
@@ -297,9 +363,8 @@ impl Trainer {
         };
         let (p, v) = (read(loss.policy)?, read(loss.value)?);
         let m = material.map(read).transpose()?;
-        let grads = GradientsParams::from_grads(total.backward(), &net);
-        let lr = self.lr();
-        self.net = Some(self.optim.step(lr, net, grads));
+        let grads = GradientsParams::from_grads(total.backward(), &taken);
+        *net = Some(optim.step(lr, taken, grads));
         self.step += 1;
         Ok(StepLoss {
             policy: p,
@@ -308,29 +373,6 @@ impl Trainer {
             total: p + v + m.map_or(0.0, |m| m * self.cfg.material_weight as f32),
             predictions: predictions.map_err(|e| TrainError(format!("{e:?}")))?,
         })
-    }
-
-    /// [`Trainer::train_step`] by [`DirectTrainer`].
-    fn direct_step(&mut self, batch: &Batch) -> StepLoss {
-        shax_nn::flush_denormals();
-        let (lr, decay) = (self.lr(), self.cfg.weight_decay);
-        let d = self.direct.as_mut().expect("the direct step");
-        let l = d.step(
-            &batch.input,
-            &batch.policy,
-            &batch.wdl,
-            batch.len,
-            lr,
-            decay,
-        );
-        self.step += 1;
-        StepLoss {
-            policy: l.policy,
-            value: l.value,
-            material: None,
-            total: l.policy + l.value,
-            predictions: d.predictions().to_vec(),
-        }
     }
 
     /// The current weights, for the workers and checkpoints.
@@ -345,9 +387,9 @@ impl Trainer {
 
     /// The network (a copy, on the autodiff device).
     pub fn network(&self) -> PolicyValueNet {
-        match &self.direct {
-            Some(d) => d.write_into(self.net().clone(), &self.device),
-            None => self.net().clone(),
+        match &self.steps {
+            Steps::Burn { .. } => self.net().clone(),
+            Steps::Direct { shape, trainer } => trainer.write_into(shape.clone(), &self.device),
         }
     }
 
@@ -358,10 +400,11 @@ impl Trainer {
     ///
     /// [`TrainError`] when Burn cannot serialise it.
     pub fn optimizer_bytes(&self) -> Result<Vec<u8>, TrainError> {
-        if let Some(d) = &self.direct {
-            return Ok(d.state_bytes());
-        }
-        self.optim
+        let optim = match &self.steps {
+            Steps::Burn { optim, .. } => optim,
+            Steps::Direct { trainer, .. } => return Ok(trainer.state_bytes()),
+        };
+        optim
             .into_bytes()
             .map(|b| b.to_vec())
             .map_err(|e| TrainError(e.to_string()))
@@ -472,7 +515,10 @@ mod tests {
                 Trainer::resume(&small(), &cfg, 100, Backend::Cpu, net.clone(), bytes, 3).unwrap();
             let g = grads(&net, 1e-3);
             let lr = t.lr();
-            let stepped = t.optim.step(lr, net.clone(), g);
+            let Steps::Burn { optim, .. } = &mut t.steps else {
+                panic!("Burn's optimizer state resumes on Burn");
+            };
+            let stepped = optim.step(lr, net.clone(), g);
             values(&stepped)
         };
         let (with_old, with_fresh) = (step_with(old_bytes), step_with(fresh_bytes));
@@ -495,7 +541,7 @@ mod tests {
             ..TrainSection::default()
         };
         let mut trainer = Trainer::new(&small(), &cfg, 100, Backend::Cpu, 3).burn_only();
-        assert!(trainer.direct.is_none());
+        assert!(matches!(trainer.steps, Steps::Burn { .. }));
         let mut direct = shax_nn::DirectTrainer::new(&trainer.network()).unwrap();
         let before = direct.params().to_vec();
         let positions = shax_nn::bench_positions(64);
@@ -535,7 +581,7 @@ mod tests {
             .map(|k| crate::bench::batch_of(&positions[k * 16..], 16, 1))
             .collect();
         let mut whole = Trainer::new(&small(), &cfg, 100, Backend::Cpu, 5);
-        assert!(whole.direct.is_some());
+        assert!(matches!(whole.steps, Steps::Direct { .. }));
         let mut first = Trainer::new(&small(), &cfg, 100, Backend::Cpu, 5);
         for b in &batches[..2] {
             whole.train_step(b).unwrap();
