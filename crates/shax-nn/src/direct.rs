@@ -8,9 +8,10 @@
 //! other logits are `-inf`), and only the trunk's square layers and the value
 //! head run as matrix products (the `gemm` crate, whose kernels Burn's CPU
 //! backend uses too, picked at run time for the CPU). Without Burn's tensors
-//! nothing is allocated per call either. Training stays on Burn; this is
-//! what [`crate::NetWeights::evaluator`] plays with, and the tests hold it to
-//! the Burn forward pass.
+//! nothing is allocated per call either. This is what
+//! [`crate::NetWeights::evaluator`] plays with (the training step has its
+//! own forward pass, [`crate::DirectTrainer`]), and the tests hold it to the
+//! Burn forward pass.
 
 use burn::module::Param;
 use burn::nn::{LayerNorm, Linear};
