@@ -173,8 +173,11 @@ pub(crate) fn sparse_affine(x: &[f32], n: usize, weight: &[f32], bias: &[f32], o
 /// sums the gradient rows of the batch rows where that input is non-zero.
 #[inline(always)]
 pub(crate) fn sparse_weight_gradient(x: &[f32], dy: &[f32], n: usize, dw: &mut [f32]) {
-    let d_in = x.len() / n.max(1);
-    let d_out = dy.len() / n.max(1);
+    if n == 0 {
+        dw.fill(0.0);
+        return;
+    }
+    let (d_in, d_out) = (x.len() / n, dy.len() / n);
     assert_eq!(x.len(), n * d_in, "sparse layer input size");
     assert_eq!(dy.len(), n * d_out, "sparse layer gradient size");
     assert_eq!(dw.len(), d_in * d_out, "sparse layer weight size");
@@ -270,7 +273,8 @@ mod tests {
     }
 
     /// The sparse products equal the dense ones, over widths that fill the
-    /// register blocks exactly, leave a remainder, and fall short of one.
+    /// register blocks exactly, leave a remainder, and fall short of one; and
+    /// an empty batch gives nothing and a zero gradient.
     #[test]
     fn sparse_products_are_the_dense_ones() {
         let (n, d_in) = (12, 2 * TERMS + 22);
@@ -294,5 +298,13 @@ mod tests {
             sparse_weight_gradient(&x, &dy, n, &mut sparse);
             assert_close(&sparse, &dense);
         }
+        // No rows: no output, and a zero gradient.
+        let (w, b) = (numbers(d_in * 3, 1), numbers(3, 2));
+        let mut out = vec![1.0; 4];
+        sparse_affine(&[], 0, &w, &b, &mut out);
+        assert!(out.is_empty());
+        let mut dw = vec![1.0; d_in * 3];
+        sparse_weight_gradient(&[], &[], 0, &mut dw);
+        assert!(dw.iter().all(|v| *v == 0.0));
     }
 }
