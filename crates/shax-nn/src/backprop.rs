@@ -109,25 +109,27 @@ impl<S: Source> Reader<'_, S> {
         start
     }
 
+    /// Pushes a parameter and the one that must come with it (a bias, a
+    /// shift), or refuses the layer that lacks the second.
+    fn pair<const A: usize, const B: usize>(
+        &mut self,
+        first: &Param<Tensor<A>>,
+        second: Option<&Param<Tensor<B>>>,
+        lacking: &'static str,
+    ) -> Result<(usize, usize), Unsupported> {
+        let second = second.ok_or(Unsupported(lacking))?;
+        Ok((self.push(first), self.push(second)))
+    }
+
     fn linear(&mut self, l: &Linear) -> Result<LinearAt, Unsupported> {
         let [d_in, d_out] = l.weight.dims();
-        let bias = l
-            .bias
-            .as_ref()
-            .ok_or(Unsupported("a linear layer without a bias"))?;
-        let w = self.push(&l.weight);
-        let b = self.push(bias);
+        let (w, b) = self.pair(&l.weight, l.bias.as_ref(), "a linear layer without a bias")?;
         Ok(LinearAt { w, b, d_in, d_out })
     }
 
     fn norm(&mut self, n: Option<&LayerNorm>) -> Result<Option<NormAt>, Unsupported> {
         let Some(n) = n else { return Ok(None) };
-        let beta = n
-            .beta
-            .as_ref()
-            .ok_or(Unsupported("a layer norm without a shift"))?;
-        let g = self.push(&n.gamma);
-        let b = self.push(beta);
+        let (g, b) = self.pair(&n.gamma, n.beta.as_ref(), "a layer norm without a shift")?;
         Ok(Some(NormAt { g, b }))
     }
 
