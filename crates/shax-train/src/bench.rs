@@ -3,16 +3,15 @@
 //! [`Trainer::burn_only`]: forward, loss, backward, Adam, and the loss read
 //! back) on encoded positions from fixed playouts, with targets spread evenly
 //! over each position's legal actions; the figures are speed only, the
-//! targets mean nothing. With `direct`, the same steps by [`DirectTrainer`],
-//! the step `shax train` takes on the CPU.
+//! targets mean nothing. With `direct`, the trainer's steps by
+//! [`shax_nn::DirectTrainer`] ([`Trainer::direct_only`]), the step `shax
+//! train` takes on the CPU.
 
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
 use shax_core::{POLICY_SIZE, Position};
-use shax_nn::{
-    Backend, DirectTrainer, MATERIAL_TARGETS, ModelConfig, bench_positions, encode_batch, features,
-};
+use shax_nn::{Backend, MATERIAL_TARGETS, ModelConfig, bench_positions, encode_batch, features};
 
 use crate::config::TrainSection;
 use crate::replay::Batch;
@@ -39,7 +38,7 @@ pub struct TrainBatchFigures {
 pub struct TrainBenchReport {
     /// The backend, with what runs it.
     pub backend: String,
-    /// Whether [`DirectTrainer`] took the steps instead of Burn's autodiff.
+    /// Whether [`shax_nn::DirectTrainer`] took the steps instead of Burn's autodiff.
     pub direct: bool,
     /// The network trained.
     pub model: ModelConfig,
@@ -78,7 +77,7 @@ pub(crate) fn batch_of(positions: &[Position], size: usize, encoder: u32) -> Bat
 /// three untimed steps, then steps for about `seconds` (at least three). The
 /// trainer runs on the calling thread, as in `shax train`; on the CPU its
 /// large matrix products spread over rayon's global pool. With `direct`,
-/// [`DirectTrainer`] takes the steps (one thread, the CPU only).
+/// [`shax_nn::DirectTrainer`] takes the steps (one thread, the CPU only).
 ///
 /// # Errors
 ///
@@ -105,34 +104,22 @@ pub fn bench_train(
     let mut figures = Vec::with_capacity(batches.len());
     let mut params = 0;
     for &size in batches {
-        let cfg = TrainSection::default();
-        let mut trainer = Trainer::new(model, &cfg, 1_000_000, backend, 1).burn_only();
+        let trainer = Trainer::new(model, &TrainSection::default(), 1_000_000, backend, 1);
+        let mut trainer = if direct {
+            trainer.direct_only()?
+        } else {
+            trainer.burn_only()
+        };
         params = trainer.num_params();
         let batch = batch_of(&positions, size, model.encoder);
-        let mut engine = direct
-            .then(|| DirectTrainer::new(&trainer.network()))
-            .transpose()
-            .map_err(|e| TrainError(e.to_string()))?;
-        let mut step = || -> Result<(), TrainError> {
-            match engine.as_mut() {
-                Some(d) => {
-                    let (lr, decay) = (trainer.lr(), cfg.weight_decay);
-                    d.step(&batch.input, &batch.policy, &batch.wdl, size, lr, decay);
-                }
-                None => {
-                    trainer.train_step(&batch)?;
-                }
-            }
-            Ok(())
-        };
         for _ in 0..3 {
-            step()?; // warm-up: kernels compiled, buffers sized
+            trainer.train_step(&batch)?; // warm-up: kernels compiled, buffers sized
         }
         let budget = Duration::from_secs_f64(seconds.max(0.01));
         let start = Instant::now();
         let mut steps = 0usize;
         while steps < 3 || start.elapsed() < budget {
-            step()?;
+            trainer.train_step(&batch)?;
             steps += 1;
         }
         let secs = start.elapsed().as_secs_f64();

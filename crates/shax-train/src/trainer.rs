@@ -239,6 +239,26 @@ impl Trainer {
         self
     }
 
+    /// The same trainer, which must take the direct step (what `shax bench
+    /// train --direct` times).
+    ///
+    /// # Errors
+    ///
+    /// [`TrainError`] naming why, when the trainer takes Burn's step: its
+    /// backend or optimizer, or a network the direct step cannot train.
+    pub fn direct_only(self) -> Result<Trainer, TrainError> {
+        match &self.steps {
+            Steps::Direct { .. } => Ok(self),
+            Steps::Burn { net, .. } => {
+                let net = net.as_ref().expect("a network between steps");
+                Err(TrainError(match DirectTrainer::new(net) {
+                    Err(e) => e.to_string(),
+                    Ok(_) => "the direct trainer needs Adam on the CPU".into(),
+                }))
+            }
+        }
+    }
+
     /// Resumes from a network loaded on `backend.training_device()`, the
     /// optimizer state's bytes and the step counter. State written before
     /// weight decay was decoupled (Adam with L2) loads: the moments are the same.
