@@ -25,7 +25,7 @@ use burn::nn::{LayerNorm, Linear};
 use burn::tensor::{Device, Tensor, TensorData};
 use shax_core::POLICY_SIZE;
 
-use crate::direct::{LAYER_NORM_EPSILON, values};
+use crate::direct::{LAYER_NORM_EPSILON, relu, values};
 use crate::matmul::{Out, View, affine, matmul, sparse_affine, sparse_weight_gradient};
 use crate::model::{PolicyValueNet, ResidualBlock, ValueHead};
 
@@ -794,13 +794,6 @@ fn cross_entropy_grad(logits: &mut [f32], target: &[f32], width: usize, n: usize
         }
     }
     (total / n as f64) as f32
-}
-
-#[inline(always)]
-fn relu(x: &mut [f32]) {
-    for v in x {
-        *v = v.max(0.0);
-    }
 }
 
 /// Zeroes the gradient `d` where the ReLU's output `out` is 0.

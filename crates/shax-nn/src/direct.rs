@@ -296,8 +296,9 @@ fn normalise_rows(norm: &Norm, x: &mut [f32], width: usize) {
     }
 }
 
+/// `max(x, 0)` in place.
 #[inline(always)]
-fn relu(x: &mut [f32]) {
+pub(crate) fn relu(x: &mut [f32]) {
     for v in x {
         *v = v.max(0.0);
     }
