@@ -3,6 +3,7 @@
 
 use std::path::PathBuf;
 
+use shax_core::{POLICY_SIZE, Rules};
 use shax_nn::Backend;
 use shax_train::{DEFAULT_TRAIN_BENCH_BATCHES, bench_train};
 
@@ -24,6 +25,11 @@ pub struct Args {
     /// takes on the CPU (one thread); without it, Burn's step.
     #[arg(long)]
     direct: bool,
+    /// Span the policy loss over the actions these rules can ever make legal
+    /// (a preset or a rules TOML file), as `shax train` does with
+    /// `train.policy_actions = "reachable"`; without it, over all 600.
+    #[arg(long, value_name = "RULES")]
+    reachable: Option<String>,
     /// Print one JSON object instead of a table.
     #[arg(long)]
     json: bool,
@@ -32,16 +38,23 @@ pub struct Args {
 pub fn run(a: Args) -> anyhow::Result<()> {
     super::bench::check_seconds(a.seconds)?;
     let config = super::bench_mcts::model(&a.model)?;
-    let r = bench_train(&config, a.backend, &a.batches, a.seconds, a.direct)?;
+    let support = match &a.reachable {
+        Some(rules) => Rules::load(rules)?.policy_support(),
+        None => (0..POLICY_SIZE).collect(),
+    };
+    let r = bench_train(
+        &config, a.backend, &a.batches, a.seconds, a.direct, &support,
+    )?;
     if a.json {
         println!("{}", serde_json::to_string_pretty(&r)?);
         return Ok(());
     }
     println!(
-        "network: hidden {}, blocks {}, {} parameters; backend {}{}",
+        "network: hidden {}, blocks {}, {} parameters; policy loss over {} actions; backend {}{}",
         r.model.hidden,
         r.model.blocks,
         r.params,
+        r.policy_actions,
         r.backend,
         if r.direct { ", the direct trainer" } else { "" }
     );

@@ -8,7 +8,8 @@ use std::str::FromStr;
 
 use serde::Deserialize;
 
-use crate::board::BoardKind;
+use crate::action::Action;
+use crate::board::{BoardKind, Point};
 
 /// The four rule sets of `docs/RULES.md`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -288,6 +289,40 @@ impl Rules {
     #[inline]
     pub const fn flies(&self, pieces: u32) -> bool {
         self.flying != 0 && pieces <= self.flying as u32
+    }
+
+    /// The policy indices ([`Action::policy_index`]) of every action these
+    /// rules can make legal, ascending: a placement and a removal on each
+    /// point, and the slides along the board's adjacency, or a move between
+    /// any two points where the rules let a player fly. In Shax that is 112
+    /// of the 600; the other actions are never legal, so a network's logits
+    /// for them are never read.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use shax_core::{Preset, Rules};
+    ///
+    /// assert_eq!(Rules::preset(Preset::Shax).policy_support().len(), 112);
+    /// assert_eq!(Rules::preset(Preset::NineMensMorris).policy_support().len(), 600);
+    /// ```
+    pub fn policy_support(&self) -> Vec<usize> {
+        let adjacent = &self.board.geometry().adjacent;
+        let mut out: Vec<usize> = Point::ALL
+            .iter()
+            .flat_map(|&p| [Action::Place(p), Action::Remove(p)])
+            .chain(Point::ALL.iter().flat_map(|&f| {
+                Point::ALL
+                    .iter()
+                    .filter(move |&&t| {
+                        t != f && (self.flying != 0 || adjacent[f.index()].contains(t))
+                    })
+                    .map(move |&t| Action::Move(f, t))
+            }))
+            .map(Action::policy_index)
+            .collect();
+        out.sort_unstable();
+        out
     }
 
     /// Checks every numeric option against its range in `docs/RULES.md`.

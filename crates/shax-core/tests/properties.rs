@@ -71,6 +71,7 @@ fn check_random_game(rules: Rules, seed: u64) -> Result<(), TestCaseError> {
     let mut rng = SmallRng::seed_from_u64(seed);
     let mut game = Game::new(rules);
     let sym = Symmetry::ALL[rng.random_range(0..16)];
+    let support = rules.policy_support();
     loop {
         let pos = *game.position();
         // The incremental hash equals the hash recomputed from scratch.
@@ -101,8 +102,17 @@ fn check_random_game(rules: Rules, seed: u64) -> Result<(), TestCaseError> {
                 fen
             );
         }
-        // Policy indices of the legal actions are distinct.
+        // Policy indices of the legal actions are distinct, and within the
+        // ones the rules can ever make legal.
         let mut idx: Vec<usize> = legal.iter().map(|a| a.policy_index()).collect();
+        for (a, i) in legal.iter().zip(&idx) {
+            prop_assert!(
+                support.binary_search(i).is_ok(),
+                "{} outside the support: {}",
+                a,
+                fen
+            );
+        }
         idx.sort();
         idx.dedup();
         prop_assert_eq!(idx.len(), legal.len());

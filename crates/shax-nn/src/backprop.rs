@@ -202,6 +202,63 @@ struct Acts {
     dx: Vec<f32>,
     dh: Vec<f32>,
     dv: Vec<f32>,
+    /// The policy head's columns of the support, and the policy targets'.
+    head: PolicyHead,
+    policy_target: Vec<f32>,
+}
+
+/// The policy head's weight and bias restricted to the support's columns
+/// (`[hidden, K]` then `[K]`, one flat vector a [`LinearAt`] reads), and
+/// their gradients.
+#[derive(Clone, Debug, Default)]
+struct PolicyHead {
+    params: Vec<f32>,
+    grads: Vec<f32>,
+}
+
+impl PolicyHead {
+    /// Where the restricted weight and bias lie in `params`.
+    fn at(hidden: usize, k: usize) -> LinearAt {
+        LinearAt {
+            w: 0,
+            b: hidden * k,
+            d_in: hidden,
+            d_out: k,
+        }
+    }
+
+    /// Copies the support's columns of the full head `full` out of `p`.
+    fn gather(&mut self, full: LinearAt, p: &[f32], support: &[usize]) {
+        let weight = &p[full.w..full.w + full.d_in * full.d_out];
+        gather_columns(weight, full.d_out, support, &mut self.params);
+        let bias = &p[full.b..full.b + full.d_out];
+        self.params.extend(support.iter().map(|&c| bias[c]));
+        self.grads.clear();
+        self.grads.resize(self.params.len(), 0.0);
+    }
+
+    /// Writes the restricted gradients into the full head's in `g`: zero in
+    /// the columns outside the support.
+    fn scatter(&self, full: LinearAt, g: &mut [f32], support: &[usize]) {
+        let put = |row: &mut [f32], grad: &[f32]| {
+            row.fill(0.0);
+            for (&c, &v) in support.iter().zip(grad) {
+                row[c] = v;
+            }
+        };
+        let k = support.len();
+        let weight = &mut g[full.w..full.w + full.d_in * full.d_out];
+        for (row, grad) in weight
+            .chunks_exact_mut(full.d_out)
+            .zip(self.grads.chunks_exact(k))
+        {
+            put(row, grad);
+        }
+        put(
+            &mut g[full.b..full.b + full.d_out],
+            &self.grads[full.d_in * k..],
+        );
+    }
 }
 
 /// The two parts of the loss of a step, each averaged over the batch.
@@ -226,6 +283,8 @@ pub struct DirectTrainer {
     acts: Acts,
     /// The last batch's values, P(win) - P(loss) of each row.
     predictions: Vec<f32>,
+    /// The policy indices the policy's softmax spans, ascending.
+    policy_support: Vec<usize>,
 }
 
 impl DirectTrainer {
@@ -247,7 +306,32 @@ impl DirectTrainer {
             time: 0,
             acts: Acts::default(),
             predictions: Vec::new(),
+            policy_support: (0..POLICY_SIZE).collect(),
         })
+    }
+
+    /// Restricts the policy's softmax, and so the policy head's work, to the
+    /// policy indices of `support` (ascending, as
+    /// [`shax_core::Rules::policy_support`] lists the actions the rules can
+    /// ever make legal); the other logits are not computed and their weights
+    /// get no gradient. Targets should put no mass outside the support. The
+    /// default is every index.
+    ///
+    /// # Panics
+    ///
+    /// Panics when `support` is empty, not strictly ascending, or holds an
+    /// index of [`POLICY_SIZE`] or more.
+    pub fn set_policy_support(&mut self, support: Vec<usize>) {
+        assert!(!support.is_empty(), "an empty policy support");
+        assert!(
+            support.windows(2).all(|w| w[0] < w[1]),
+            "a policy support must be strictly ascending"
+        );
+        assert!(
+            support.last().is_some_and(|&i| i < POLICY_SIZE),
+            "a policy index beyond the policy"
+        );
+        self.policy_support = support;
     }
 
     /// The parameters, in the order [`PolicyValueNet`] declares them.
@@ -395,8 +479,10 @@ impl DirectTrainer {
         let rows = a.value_raw.chunks_exact(3);
         self.predictions
             .extend(rows.map(|r| crate::direct::wdl(ValueHead::Wdl, r).0));
+        let support = &self.policy_support;
+        gather_columns(policy, POLICY_SIZE, support, &mut a.policy_target);
         let loss = DirectLoss {
-            policy: cross_entropy_grad(&mut a.logits, policy, POLICY_SIZE, n),
+            policy: cross_entropy_grad(&mut a.logits, &a.policy_target, support.len(), n),
             value: cross_entropy_grad(&mut a.value_raw, wdl, 3, n),
         };
         self.backward(input, n, &mut a);
@@ -425,7 +511,10 @@ impl DirectTrainer {
             );
         }
         let x = &a.trunk[l.blocks.len()];
-        linear_forward(l.policy, p, x, n, &mut a.logits);
+        let support = &self.policy_support;
+        a.head.gather(l.policy, p, support);
+        let head = PolicyHead::at(l.policy.d_in, support.len());
+        linear_forward(head, &a.head.params, x, n, &mut a.logits);
         linear_forward(l.value_hidden, p, x, n, &mut a.value_h);
         relu(&mut a.value_h);
         linear_forward(l.value_out, p, &a.value_h, n, &mut a.value_raw);
@@ -449,7 +538,19 @@ impl DirectTrainer {
         relu_mask(&mut a.dv, &a.value_h);
         linear_backward(l.value_hidden, p, g, x, &a.dv, n, Some(&mut a.dx));
         // The policy head adds its share to the trunk's gradient.
-        linear_backward(l.policy, p, g, x, &a.logits, n, Some(&mut a.dh));
+        let support = &self.policy_support;
+        let head = PolicyHead::at(l.policy.d_in, support.len());
+        let h = &mut a.head;
+        linear_backward(
+            head,
+            &h.params,
+            &mut h.grads,
+            x,
+            &a.logits,
+            n,
+            Some(&mut a.dh),
+        );
+        h.scatter(l.policy, g, support);
         add(&mut a.dx, &a.dh);
         for (k, block) in l.blocks.iter().enumerate().rev() {
             let b = BlockGrad {
@@ -796,6 +897,15 @@ fn cross_entropy_grad(logits: &mut [f32], target: &[f32], width: usize, n: usize
     (total / n as f64) as f32
 }
 
+/// The columns `columns` of the rows of `m` (`width` wide) into `out`.
+#[inline(always)]
+fn gather_columns(m: &[f32], width: usize, columns: &[usize], out: &mut Vec<f32>) {
+    out.clear();
+    for row in m.chunks_exact(width) {
+        out.extend(columns.iter().map(|&c| row[c]));
+    }
+}
+
 /// Zeroes the gradient `d` where the ReLU's output `out` is 0.
 #[inline(always)]
 fn relu_mask(d: &mut [f32], out: &[f32]) {
@@ -822,7 +932,8 @@ mod tests {
     use crate::bench::bench_positions;
     use crate::direct::tests::random_net;
     use crate::encoder::encode_batch;
-    use crate::model::{ModelConfig, alphazero_loss};
+    use crate::model::{ModelConfig, alphazero_loss, policy_columns};
+    use shax_core::{Preset, Rules};
 
     /// The parameters' gradients.
     struct Grads<'a>(&'a Gradients);
@@ -874,10 +985,13 @@ mod tests {
     }
 
     /// The loss and every parameter's gradient are Burn's autodiff's, with
-    /// and without layer norms, on random weights and real positions.
+    /// and without layer norms, the policy over every action or over Shax's
+    /// reachable ones, on random weights and real positions.
     #[test]
     fn gradients_are_burns() {
-        for layer_norm in [true, false] {
+        let every: Vec<usize> = (0..POLICY_SIZE).collect();
+        let shax = Rules::preset(Preset::Shax).policy_support();
+        for (layer_norm, support) in [(true, &every), (false, &every), (true, &shax)] {
             let config = ModelConfig::new()
                 .with_hidden(24)
                 .with_blocks(2)
@@ -893,9 +1007,9 @@ mod tests {
             };
             let out = net.forward_train(tensor(&input, f));
             let loss = alphazero_loss(
-                out.logits,
+                policy_columns(out.logits, support),
                 out.value,
-                tensor(&policy, POLICY_SIZE),
+                policy_columns(tensor(&policy, POLICY_SIZE), support),
                 tensor(&wdl, 3),
             );
             let scalar = |t: Tensor<1>| t.try_into_vec_as::<f32>().unwrap()[0];
@@ -904,6 +1018,7 @@ mod tests {
             let (expected, _) = read(&net, &mut Grads(&grads)).unwrap();
 
             let mut direct = DirectTrainer::new(&net).unwrap();
+            direct.set_policy_support(support.clone());
             let got = direct.loss_and_gradients(&input, &policy, &wdl, n);
             assert!(
                 close(got.policy, p, p) && close(got.value, v, v),
@@ -915,8 +1030,16 @@ mod tests {
             for (i, (g, e)) in direct.gradients().iter().zip(&expected).enumerate() {
                 assert!(
                     close(*g, *e, scale),
-                    "layer_norm {layer_norm}: gradient {i}: {g} against {e}"
+                    "layer_norm {layer_norm}, support {}: gradient {i}: {g} against {e}",
+                    support.len()
                 );
+            }
+            // Outside the support the policy head's weights get no gradient.
+            let head = direct.layout.policy;
+            let columns = |w: usize| (0..head.d_in).map(move |i| w + i * head.d_out);
+            for c in (0..POLICY_SIZE).filter(|c| support.binary_search(c).is_err()) {
+                let mut at = columns(head.w + c).chain([head.b + c]);
+                assert!(at.all(|j| direct.gradients()[j] == 0.0), "column {c}");
             }
         }
     }

@@ -66,7 +66,7 @@ pub use evaluator::{DEFAULT_BATCH, NetEvaluator, NetWeights, WeightsError};
 pub use model::{
     HeadOutputs, Loss, MATERIAL_HORIZON, MATERIAL_TARGETS, MAX_BLOCKS, MAX_WIDTH, ModelConfig,
     ModelConfigError, PolicyValueNet, ResidualBlock, ValueHead, alphazero_loss, head_value,
-    material_loss,
+    material_loss, policy_columns,
 };
 pub use player::{BATCH, DEFAULT_SIMS, SIMS, TEMP, WeightsCache, net_help, register_net, registry};
 

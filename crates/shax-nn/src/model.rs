@@ -55,7 +55,7 @@ use burn::config::Config;
 use burn::module::{Module, Param};
 use burn::nn::{LayerNorm, LayerNormConfig, Linear, LinearConfig};
 use burn::tensor::activation::{log_softmax, relu, softmax};
-use burn::tensor::{Device, Tensor};
+use burn::tensor::{Device, Int, Tensor, TensorData};
 use serde::{Deserialize, Serialize};
 use shax_core::POLICY_SIZE;
 
@@ -592,6 +592,22 @@ pub fn alphazero_loss(
         (target_wdl * log_v).sum_dim(1).neg().mean() // [B, 1] -> [1]
     };
     Loss { policy, value }
+}
+
+/// The columns `support` (policy indices, ascending) of `t`, policy logits
+/// or targets `[B, POLICY_SIZE]`: what [`alphazero_loss`] takes to span the
+/// actions the rules can ever make legal
+/// ([`shax_core::Rules::policy_support`]) and not all of them, as
+/// [`crate::DirectTrainer::set_policy_support`] does. Returns `[B, K]`; `t`
+/// itself when `support` is every index.
+pub fn policy_columns(t: Tensor<2>, support: &[usize]) -> Tensor<2> {
+    if support.len() == t.dims()[1] {
+        return t;
+    }
+    let k = support.len();
+    let idx: Vec<i64> = support.iter().map(|&i| i as i64).collect();
+    let idx = Tensor::<1, Int>::from_data(TensorData::new(idx, [k]), &t.device()); // [K]
+    t.select(1, idx) // [B, K]
 }
 
 /// The material head's loss: the squared error of its predictions

@@ -5,7 +5,8 @@
 //! over each position's legal actions; the figures are speed only, the
 //! targets mean nothing. With `direct`, the trainer's steps by
 //! [`shax_nn::DirectTrainer`] ([`Trainer::direct_only`]), the step `shax
-//! train` takes on the CPU.
+//! train` takes on the CPU. The policy loss spans the policy indices the
+//! caller names ([`Trainer::with_policy_support`]).
 
 use std::time::{Duration, Instant};
 
@@ -44,6 +45,8 @@ pub struct TrainBenchReport {
     pub model: ModelConfig,
     /// Its parameter count.
     pub params: usize,
+    /// The actions the policy loss spanned, of the policy's 600.
+    pub policy_actions: usize,
     /// Per batch size.
     pub batches: Vec<TrainBatchFigures>,
 }
@@ -78,18 +81,24 @@ pub(crate) fn batch_of(positions: &[Position], size: usize, encoder: u32) -> Bat
 /// trainer runs on the calling thread, as in `shax train`; on the CPU its
 /// large matrix products spread over rayon's global pool. With `direct`,
 /// [`shax_nn::DirectTrainer`] takes the steps (one thread, the CPU only).
+/// The policy loss spans `policy_support` (policy indices, ascending).
 ///
 /// # Errors
 ///
 /// [`TrainError`] when `model` is out of range, a batch size is 0, a step
 /// fails, or `direct` is asked of another backend or of a network it
 /// cannot train.
+///
+/// # Panics
+///
+/// Panics when `policy_support` is empty, not ascending or beyond the policy.
 pub fn bench_train(
     model: &ModelConfig,
     backend: Backend,
     batches: &[usize],
     seconds: f64,
     direct: bool,
+    policy_support: &[usize],
 ) -> Result<TrainBenchReport, TrainError> {
     model.validate().map_err(|e| TrainError(e.to_string()))?;
     if batches.contains(&0) {
@@ -104,7 +113,8 @@ pub fn bench_train(
     let mut figures = Vec::with_capacity(batches.len());
     let mut params = 0;
     for &size in batches {
-        let trainer = Trainer::new(model, &TrainSection::default(), 1_000_000, backend, 1);
+        let trainer = Trainer::new(model, &TrainSection::default(), 1_000_000, backend, 1)
+            .with_policy_support(policy_support.to_vec());
         let mut trainer = if direct {
             trainer.direct_only()?
         } else {
@@ -135,6 +145,7 @@ pub fn bench_train(
         direct,
         model: model.clone(),
         params,
+        policy_actions: policy_support.len(),
         batches: figures,
     })
 }
@@ -172,8 +183,15 @@ mod tests {
             value_hidden: 8,
             ..ModelConfig::new()
         };
-        for direct in [false, true] {
-            let r = bench_train(&model, Backend::Cpu, &[4, 8], 0.01, direct).unwrap();
+        let shax = shax_core::Rules::preset(shax_core::Preset::Shax).policy_support();
+        let every: Vec<usize> = (0..POLICY_SIZE).collect();
+        for (direct, support) in [
+            (false, &every),
+            (true, &every),
+            (false, &shax),
+            (true, &shax),
+        ] {
+            let r = bench_train(&model, Backend::Cpu, &[4, 8], 0.01, direct, support).unwrap();
             assert_eq!(r.batches.len(), 2);
             assert_eq!(r.batches[1].batch, 8);
             assert!(
@@ -182,10 +200,11 @@ mod tests {
                     .all(|b| b.steps >= 3 && b.samples_per_s > 0.0)
             );
             assert_eq!((r.params, r.direct), (model.num_params(), direct));
-            assert!(bench_train(&model, Backend::Cpu, &[4, 0], 0.01, direct).is_err());
+            assert_eq!(r.policy_actions, support.len());
+            assert!(bench_train(&model, Backend::Cpu, &[4, 0], 0.01, direct, support).is_err());
         }
         let scalar = model.with_value_head(shax_nn::ValueHead::Scalar);
-        let err = bench_train(&scalar, Backend::Cpu, &[4], 0.01, true).unwrap_err();
+        let err = bench_train(&scalar, Backend::Cpu, &[4], 0.01, true, &every).unwrap_err();
         assert!(err.to_string().contains("scalar value head"), "{err}");
     }
 }

@@ -152,6 +152,28 @@ pub enum LrSchedule {
     Step,
 }
 
+/// The actions the policy loss's softmax spans.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PolicyActions {
+    /// All of the policy head's 600.
+    All,
+    /// Those the rules can ever make legal ([`Rules::policy_support`]: 112
+    /// in Shax, all 600 where a player may fly): the policy head computes
+    /// the others' logits neither in training nor in play.
+    Reachable,
+}
+
+impl PolicyActions {
+    /// The policy indices the loss spans under `rules`, ascending.
+    pub fn support(self, rules: &Rules) -> Vec<usize> {
+        match self {
+            PolicyActions::All => (0..shax_core::POLICY_SIZE).collect(),
+            PolicyActions::Reachable => rules.policy_support(),
+        }
+    }
+}
+
 /// Training the network.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -195,6 +217,8 @@ pub struct TrainSection {
     /// The material head's loss weight in the total loss (used only when
     /// `model.material_head` is on).
     pub material_weight: f64,
+    /// The actions the policy loss's softmax spans.
+    pub policy_actions: PolicyActions,
 }
 
 impl Default for TrainSection {
@@ -218,6 +242,7 @@ impl Default for TrainSection {
             window_beta: 0.4,
             search_value_weight: 0.0,
             material_weight: 1.0,
+            policy_actions: PolicyActions::All,
         }
     }
 }
@@ -809,6 +834,7 @@ mod tests {
         c.selfplay.sims = 17;
         c.selfplay.place_full_search_fraction = Some(1.0);
         c.train.optimizer = Optimizer::SgdMomentum;
+        c.train.policy_actions = PolicyActions::Reachable;
         c.rules = Rules::load("nine-mens-morris").unwrap();
         let back = TrainConfig::parse(&c.to_toml(), "saved").unwrap();
         assert_eq!(back, c);
@@ -826,6 +852,10 @@ mod tests {
             ),
             ("[selfplay]\nsims = \"many\"\n", "selfplay.sims"),
             ("[train]\noptimizer = \"lbfgs\"\n", "train.optimizer"),
+            (
+                "[train]\npolicy_actions = \"legal\"\n",
+                "train.policy_actions",
+            ),
             ("[run]\nseed = 1\nbogus = 2\n", "run.bogus"),
             (
                 "[selfplay]\nfast_sims = 64\nsims = 8\n",
@@ -855,6 +885,18 @@ mod tests {
                 .to_string();
             assert!(e.contains("bad.toml") && e.contains(key), "{text:?}: {e}");
         }
+    }
+
+    #[test]
+    fn reachable_policy_actions_follow_the_rules() {
+        let c = TrainConfig::parse("[train]\npolicy_actions = \"reachable\"\n", "t").unwrap();
+        let actions = c.train.policy_actions;
+        assert_eq!(actions, PolicyActions::Reachable);
+        assert_eq!(actions.support(&Rules::load("shax").unwrap()).len(), 112);
+        let flying = Rules::load("shax-flying").unwrap();
+        assert_eq!(actions.support(&flying).len(), shax_core::POLICY_SIZE);
+        let every = PolicyActions::All.support(&Rules::load("shax").unwrap());
+        assert_eq!(every, (0..shax_core::POLICY_SIZE).collect::<Vec<_>>());
     }
 
     #[test]

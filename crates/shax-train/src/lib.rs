@@ -67,8 +67,8 @@ pub use arena::{
 pub use bench::{DEFAULT_TRAIN_BENCH_BATCHES, TrainBatchFigures, TrainBenchReport, bench_train};
 pub use checkpoints::{KEEP_NEWEST_CHECKPOINTS, TrainState};
 pub use config::{
-    ConfigError, EvalConfig, LrSchedule, Optimizer, RunConfig, SelfPlayConfig, TrainConfig,
-    TrainSection, apply_overrides,
+    ConfigError, EvalConfig, LrSchedule, Optimizer, PolicyActions, RunConfig, SelfPlayConfig,
+    TrainConfig, TrainSection, apply_overrides,
 };
 pub use elo::{Elo, EloRating, fit_bradley_terry};
 pub use evaluate::{EloLine, EvalResult, ladder_name, read_elo};

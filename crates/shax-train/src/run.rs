@@ -738,6 +738,7 @@ fn create_run(
             cfg.run.seed,
         ),
     };
+    let trainer = trainer.with_policy_support(cfg.train.policy_actions.support(&cfg.rules));
     for d in [paths.checkpoints(), paths.shards(), paths.tb()] {
         fs::create_dir_all(&d).map_err(io(&d))?;
     }
@@ -784,7 +785,8 @@ fn resume_run(paths: &RunPaths) -> Result<(TrainConfig, Trainer, TrainState), Ru
         ck.net,
         optim,
         step,
-    )?;
+    )?
+    .with_policy_support(cfg.train.policy_actions.support(&cfg.rules));
     Ok((cfg, trainer, state))
 }
 

@@ -18,7 +18,7 @@ use shax_nn::burn::optim::{AdamWConfig, GradientsParams, ModuleOptimizer, SgdCon
 use shax_nn::burn::tensor::{Bytes, Device, Tensor, TensorData};
 use shax_nn::{
     Backend, DirectTrainer, MATERIAL_TARGETS, ModelConfig, NetWeights, PolicyValueNet,
-    alphazero_loss, head_value, material_loss,
+    alphazero_loss, head_value, material_loss, policy_columns,
 };
 
 use shax_core::POLICY_SIZE;
@@ -55,6 +55,8 @@ pub struct Trainer {
     time_fraction: f64,
     steps: Steps,
     device: Device,
+    /// The policy indices the policy loss spans, ascending.
+    policy_support: Vec<usize>,
     /// Training steps done.
     pub step: u64,
 }
@@ -221,8 +223,24 @@ impl Trainer {
             time_fraction: 0.0,
             steps: Steps::for_net(cfg, backend, net),
             device,
+            policy_support: (0..POLICY_SIZE).collect(),
             step: 0,
         }
+    }
+
+    /// The same trainer with the policy loss over the policy indices of
+    /// `support` only (ascending; [`crate::PolicyActions::support`]), as
+    /// [`DirectTrainer::set_policy_support`] says; every index before.
+    ///
+    /// # Panics
+    ///
+    /// Panics when `support` is empty, not ascending, or beyond the policy.
+    pub fn with_policy_support(mut self, support: Vec<usize>) -> Trainer {
+        if let Steps::Direct { trainer, .. } = &mut self.steps {
+            trainer.set_policy_support(support.clone());
+        }
+        self.policy_support = support;
+        self
     }
 
     /// The same trainer on Burn's autodiff alone (the reference the direct
@@ -304,6 +322,7 @@ impl Trainer {
             time_fraction: 0.0,
             steps,
             device,
+            policy_support: (0..POLICY_SIZE).collect(),
             step,
         })
     }
@@ -367,7 +386,11 @@ impl Trainer {
         let taken = net.take().expect("network present between steps");
         let out = taken.forward_train(x); // [B, P], [B, 3] or [B, 1], [B, 2]
         let predictions = head_value(out.value.clone()).try_into_vec_as::<f32>();
-        let loss = alphazero_loss(out.logits, out.value, tp, tv);
+        let (logits, tp) = (
+            policy_columns(out.logits, &self.policy_support), // [B, K]
+            policy_columns(tp, &self.policy_support),         // [B, K]
+        );
+        let loss = alphazero_loss(logits, out.value, tp, tv);
         let mut total = loss.policy.clone() + loss.value.clone(); // [1]
         let material = out.material.map(|m| {
             let tm = TensorData::new(batch.material.clone(), [n, MATERIAL_TARGETS]);
@@ -586,6 +609,37 @@ mod tests {
             "the steps moved {moved} parameters"
         );
         for (i, (b, d)) in after.params().iter().zip(direct.params()).enumerate() {
+            assert!((b - d).abs() < 1e-5, "parameter {i}: Burn {b}, direct {d}");
+        }
+    }
+
+    /// With the policy loss over Shax's reachable actions, Burn's step and
+    /// the direct one still agree, and both take the restricted loss: at
+    /// random weights, about ln(600 / 112) below the loss over every action.
+    #[test]
+    fn both_steps_span_the_policy_support() {
+        let shax = shax_core::Rules::preset(shax_core::Preset::Shax).policy_support();
+        let cfg = TrainSection::default();
+        // One network for all three (the device's seed is shared by the tests).
+        let net = Trainer::new(&small(), &cfg, 100, Backend::Cpu, 3)
+            .burn_only()
+            .network();
+        let fresh = || Trainer::from_net(&small(), &cfg, 100, Backend::Cpu, net.clone(), 3);
+        let mut burn = fresh().burn_only().with_policy_support(shax.clone());
+        let mut direct = fresh().with_policy_support(shax);
+        let mut every = fresh();
+        assert!(matches!(direct.steps, Steps::Direct { .. }));
+        let positions = shax_nn::bench_positions(64);
+        for k in 0..2 {
+            let batch = crate::bench::batch_of(&positions[k * 16..], 16, 1);
+            let b = burn.train_step(&batch).unwrap();
+            let d = direct.train_step(&batch).unwrap();
+            let e = every.train_step(&batch).unwrap();
+            assert!((b.policy - d.policy).abs() < 1e-4, "{b:?} {d:?}");
+            assert!(e.policy > d.policy + 1.0, "{e:?} {d:?}");
+        }
+        let params = |t: &Trainer| DirectTrainer::new(&t.network()).unwrap().params().to_vec();
+        for (i, (b, d)) in params(&burn).iter().zip(params(&direct)).enumerate() {
             assert!((b - d).abs() < 1e-5, "parameter {i}: Burn {b}, direct {d}");
         }
     }
