@@ -10,7 +10,9 @@
 //! crate's (the kernels Burn's CPU backend uses), every buffer lives from one
 //! step to the next, the element-wise work is fused into a few loops, and the
 //! input layer works on the encoder's non-zero inputs only (one-hot planes:
-//! most of each row is zeros).
+//! most of each row is zeros). With a policy support
+//! ([`DirectTrainer::set_policy_support`]: the actions the rules can ever make
+//! legal) the policy head computes those columns only.
 //! The tests hold the loss, the gradients and AdamW's step to Burn's.
 //!
 //! It trains networks with the win/draw/loss value head and no material head
