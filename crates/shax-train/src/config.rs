@@ -159,8 +159,9 @@ pub enum PolicyActions {
     /// All of the policy head's 600.
     All,
     /// Those the rules can ever make legal ([`Rules::policy_support`]: 112
-    /// in Shax, all 600 where a player may fly): the policy head computes
-    /// the others' logits neither in training nor in play.
+    /// in Shax, all 600 where a player may fly). Search never reads the
+    /// others' logits, and the training step on the CPU skips their columns
+    /// of the policy head.
     Reachable,
 }
 
