@@ -235,7 +235,7 @@ impl PolicyHead {
         gather_columns(weight, full.d_out, support, &mut self.params);
         let bias = &p[full.b..full.b + full.d_out];
         self.params.extend(support.iter().map(|&c| bias[c]));
-        self.grads.clear();
+        // Sized only: the backward pass overwrites every gradient.
         self.grads.resize(self.params.len(), 0.0);
     }
 
