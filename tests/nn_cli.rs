@@ -18,6 +18,8 @@ fn text(b: &[u8]) -> String {
 
 fn tmp(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("shax-nn-cli-{}-{name}", std::process::id()));
+    // A folder of an earlier run whose process had this id would refuse `net init`.
+    let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }

@@ -67,6 +67,8 @@ fn calibrate(root: &Path, net: &Path, out: &Path, classic: &str, extra: &[&str])
 /// A checkpoints root with `shax/tiers.toml` and a tiny network beside it.
 fn tiers_root(name: &str) -> PathBuf {
     let root = std::env::temp_dir().join(format!("shax-tiers-{}-{name}", std::process::id()));
+    // Not a folder left by an earlier run whose process had this id.
+    let _ = std::fs::remove_dir_all(&root);
     let dir = root.join("shax");
     std::fs::create_dir_all(&dir).unwrap();
     let model = root.join("tiny.toml");
