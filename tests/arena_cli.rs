@@ -73,6 +73,35 @@ fn a_killed_match_keeps_its_finished_games() {
     assert!(kept.len() >= 2);
 }
 
+/// Two matches started together without `--out` keep their own records: the
+/// default name carries the process id beside the time.
+#[test]
+fn matches_started_together_keep_their_own_default_records() {
+    let dir = std::path::PathBuf::from(tmp("two-at-once"));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let start = |games: &str| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_shax"))
+            .current_dir(&dir)
+            .args(["arena", "--rules", "shax", "--a", "random", "--b", "random"])
+            .args(["--games", games, "--threads", "1", "--json"])
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .expect("start shax")
+    };
+    let children = [start("3"), start("5")];
+    for mut c in children {
+        assert!(c.wait().unwrap().success());
+    }
+    let mut counts: Vec<usize> = std::fs::read_dir(dir.join("runs"))
+        .unwrap()
+        .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
+        .map(|text| text.lines().count())
+        .collect();
+    counts.sort();
+    assert_eq!(counts, [3, 5], "one records file a match, no partial left");
+}
+
 #[test]
 fn bad_input_exits_2_naming_the_problem() {
     let out = tmp("bad.jsonl");

@@ -47,8 +47,8 @@ pub struct Args {
     /// Print one JSON object instead of the report.
     #[arg(long)]
     json: bool,
-    /// Game records (JSON lines); default runs/arena-<UTC time>.jsonl. While
-    /// the match runs, each game is appended to `<out>.partial` as it ends.
+    /// Game records (JSON lines); default runs/arena-<UTC time>-<pid>.jsonl.
+    /// While the match runs, each game is appended to `<out>.partial` as it ends.
     #[arg(long)]
     out: Option<PathBuf>,
 }
@@ -124,12 +124,15 @@ impl Keeper {
     }
 }
 
-/// `runs/<what>-<UTC time>.<ext>`, the folder created.
+/// `runs/<what>-<UTC time>-<process id>.<ext>`, the folder created. The
+/// process id keeps apart two commands started in the same millisecond, which
+/// would otherwise share one partial file and one set of records.
 pub fn default_path(what: &str, ext: &str) -> anyhow::Result<PathBuf> {
     std::fs::create_dir_all("runs").context("creating runs/")?;
     Ok(PathBuf::from(format!(
-        "runs/{what}-{}.{ext}",
-        super::utc_stamp(true)
+        "runs/{what}-{}-{}.{ext}",
+        super::utc_stamp(true),
+        std::process::id()
     )))
 }
 

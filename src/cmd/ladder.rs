@@ -39,7 +39,7 @@ pub struct Args {
     /// Print the JSON instead of the table.
     #[arg(long)]
     json: bool,
-    /// The ratings as JSON; default runs/ladder-<UTC time>.json.
+    /// The ratings as JSON; default runs/ladder-<UTC time>-<pid>.json.
     #[arg(long)]
     out: Option<PathBuf>,
     /// Game records (JSON lines); default beside --out with extension .jsonl.

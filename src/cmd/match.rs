@@ -68,7 +68,7 @@ pub struct Args {
     /// Print one JSON object instead of the report.
     #[arg(long)]
     json: bool,
-    /// Game records (JSON lines); default runs/match-<UTC time>.jsonl. While the
+    /// Game records (JSON lines); default runs/match-<UTC time>-<pid>.jsonl. While the
     /// match runs, each game is appended to `<out>.partial` as it ends.
     #[arg(long)]
     out: Option<PathBuf>,

@@ -22,7 +22,7 @@ pub struct Args {
     /// Your colour.
     #[arg(long = "as", value_parser = ["white", "black"], default_value = "white")]
     color: String,
-    /// Where to save the game record (JSON line); default runs/play-<time>.jsonl.
+    /// Where to save the game record (JSON line); default runs/play-<UTC time>-<pid>.jsonl.
     #[arg(long)]
     record: Option<PathBuf>,
     /// Seed of the opponent's decisions.
