@@ -106,6 +106,16 @@ fn smoke_config_runs_the_whole_loop() {
     let v: serde_json::Value = serde_json::from_str(out.lines().next().unwrap()).unwrap();
     assert_eq!(v["step"], 20);
     assert!(v["cpu_hours"].as_f64().unwrap() > 0.0, "{v}");
+    // A reader that has gone (`| head`) ends it quietly, with success.
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let gone = std::process::Command::new(env!("CARGO_BIN_EXE_shax"))
+        .args(["compare", &r, "--json"])
+        .stdout(writer)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&gone.stderr);
+    assert!(gone.status.success() && err.is_empty(), "{err}");
     let missing = run.join("no-such-run").display().to_string();
     let (code, _, err) = shax(&["compare", &missing]);
     assert_eq!(code, 2);

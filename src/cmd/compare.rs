@@ -2,6 +2,7 @@
 //! the run's clock (the trainer's CPU hours by default: on a shared machine
 //! wall-clock hours are not comparable).
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::bail;
@@ -49,22 +50,26 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         }
     }
     rows.sort_by(|x, y| x.0.total_cmp(&y.0).then_with(|| x.1.cmp(&y.1)));
+    // Written, not printed: a reader that stops early (`| head`) ends the
+    // command quietly (main takes the broken pipe for success).
+    let mut out = std::io::stdout().lock();
     if a.json {
         for (hours, run, l) in &rows {
             let mut v = serde_json::to_value(l)?;
             v["run"] = serde_json::json!(run);
             v["clock_hours"] = serde_json::json!(hours);
-            println!("{v}");
+            writeln!(out, "{v}")?;
         }
         return Ok(());
     }
-    println!(
+    writeln!(
+        out,
         "{:>9}  {:<24} {:>9}  {:>20}  scores [Elo 95%]",
         format!("{} h", a.clock),
         "run",
         "step",
         "Elo [95%]"
-    );
+    )?;
     for (hours, run, l) in &rows {
         let scores: Vec<String> = l
             .results
@@ -79,14 +84,15 @@ pub fn run(a: Args) -> anyhow::Result<()> {
                 format!("{} {:.1}%{interval}", r.opponent, 100.0 * r.score)
             })
             .collect();
-        println!(
+        writeln!(
+            out,
             "{hours:>9.2}  {run:<24} {:>9}  {:>6.0} [{:>5.0}, {:>5.0}]  {}",
             l.step,
             l.elo,
             l.elo_low,
             l.elo_high,
             scores.join(", ")
-        );
+        )?;
     }
     Ok(())
 }
