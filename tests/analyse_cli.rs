@@ -84,6 +84,13 @@ fn every_action_of_the_chosen_games_is_reviewed() {
 }
 
 #[test]
+fn a_reader_that_has_gone_ends_the_review_quietly() {
+    // `shax analyse ... | head -1`: the reader goes before the first game's report.
+    let file = records("pipe");
+    common::into_closed_pipe(&["analyse", &file, "--with", "alphabeta:depth=1"]);
+}
+
+#[test]
 fn bad_input_exits_2_naming_the_problem() {
     let file = records("bad");
     let garbage = tmp("garbage.jsonl");

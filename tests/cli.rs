@@ -1,5 +1,7 @@
 //! End-to-end tests of the `shax` binary: perft, the engine protocol, bench.
 
+mod common;
+
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
@@ -41,6 +43,12 @@ fn perft_prints_the_count_on_its_last_line() {
     let o = shax(&["perft", "--rules", "nine-mens-morris", "--depth", "4"]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(stdout(&o).lines().last(), Some("255024"));
+}
+
+#[test]
+fn perft_divide_into_a_pipe_whose_reader_has_gone_ends_quietly() {
+    // `shax perft --divide ... | head -1`: the reader goes before the end.
+    common::into_closed_pipe(&["perft", "--depth", "2", "--divide"]);
 }
 
 #[test]

@@ -7,6 +7,8 @@
 //! - `selfplay_workers_follow_a_trainer_only_run`;
 //! - `a_selfplay_worker_waits_for_its_run_then_gives_up_with_exit_2`.
 
+mod common;
+
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -107,21 +109,14 @@ fn smoke_config_runs_the_whole_loop() {
     assert_eq!(v["step"], 20);
     assert!(v["cpu_hours"].as_f64().unwrap() > 0.0, "{v}");
     // A reader that has gone (`| head`) ends it quietly, with success.
-    let (reader, writer) = std::io::pipe().unwrap();
-    drop(reader);
-    let gone = std::process::Command::new(env!("CARGO_BIN_EXE_shax"))
-        .args(["compare", &r, "--json"])
-        .stdout(writer)
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&gone.stderr);
-    assert!(gone.status.success() && err.is_empty(), "{err}");
+    common::into_closed_pipe(&["compare", &r, "--json"]);
     let missing = run.join("no-such-run").display().to_string();
     let (code, _, err) = shax(&["compare", &missing]);
     assert_eq!(code, 2);
     assert!(err.contains(&missing), "{err}");
 
     // inspect: the run and a checkpoint.
+    common::into_closed_pipe(&["inspect", &r]);
     let (code, out, err) = shax(&["inspect", &r]);
     assert_eq!(code, 0, "{err}");
     assert!(

@@ -1,6 +1,7 @@
 //! `shax analyse`: review recorded games with a searching player; each
 //! action's cost and each side's mistakes.
 
+use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::{Context, bail};
@@ -36,6 +37,9 @@ pub struct Args {
 pub fn run(args: Args) -> anyhow::Result<()> {
     let records = chosen_records(&args)?;
     let mut reviewer: Option<(String, Box<dyn Player>)> = None;
+    // Through stdout's lock: a reader that stops early (`| head`) ends the
+    // review with a broken-pipe error, which `main` takes for success.
+    let mut out = std::io::stdout().lock();
     for (line, record) in records {
         let rules = Rules::from_toml(&record.rules_toml)
             .with_context(|| format!("{} line {line}", args.records.display()))?;
@@ -61,9 +65,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             let mut v = serde_json::to_value(&review)?;
             v["game"] = line.into();
             v["reviewer"] = args.reviewer.clone().into();
-            println!("{v}");
+            writeln!(out, "{v}")?;
         } else {
-            report(line, &record, &review, args.drop);
+            report(&mut out, line, &record, &review, args.drop)?;
         }
     }
     Ok(())
@@ -119,34 +123,42 @@ fn parse_games(list: &str) -> anyhow::Result<Vec<(usize, usize)>> {
     Ok(out)
 }
 
-fn report(line: usize, record: &GameRecord, r: &GameReview, drop: i32) {
+fn report(
+    out: &mut impl Write,
+    line: usize,
+    record: &GameRecord,
+    r: &GameReview,
+    drop: i32,
+) -> std::io::Result<()> {
     let result = match r.winner.as_str() {
         "none" => format!("draw ({})", r.reason),
         w => format!("{w} wins ({})", r.reason),
     };
-    println!(
+    writeln!(
+        out,
         "game {line}: white {} / black {}: {result}, {} actions",
         r.white,
         r.black,
         r.actions.len()
-    );
-    table(r, drop);
+    )?;
+    table(out, r, drop)?;
     for c in Color::BOTH {
         let spec = if c == Color::White {
             &record.white
         } else {
             &record.black
         };
-        println!("  {} ({spec}): {}", c.name(), mistakes(r, c, drop));
+        writeln!(out, "  {} ({spec}): {}", c.name(), mistakes(r, c, drop))?;
     }
-    println!();
+    writeln!(out)
 }
 
 /// Every action: the scores around it, its cost, the reviewer's choice.
-fn table(r: &GameReview, drop: i32) {
-    println!(
+fn table(out: &mut impl Write, r: &GameReview, drop: i32) -> std::io::Result<()> {
+    writeln!(
+        out,
         "  ply  mover  action   before    after   cost  reviewer's choice   (#N: a win in N actions)"
-    );
+    )?;
     for a in &r.actions {
         let mark = match (a.opening, a.cost >= drop) {
             (true, _) => "  (opening)",
@@ -154,11 +166,13 @@ fn table(r: &GameReview, drop: i32) {
             (false, false) => "",
         };
         let (before, after) = (score(a.before), score(a.after));
-        println!(
+        writeln!(
+            out,
             "  {:>3}  {:<5}  {:<7} {before:>7}  {after:>7}  {:>5}  {}{mark}",
             a.ply, a.mover, a.action, a.cost, a.best
-        );
+        )?;
     }
+    Ok(())
 }
 
 /// A side's mistakes in words: how many, and the worst three.

@@ -1,5 +1,6 @@
 //! `shax perft`.
 
+use std::io::Write as _;
 use std::time::Instant;
 
 use anyhow::Context as _;
@@ -37,17 +38,20 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         Depth::Plies
     };
     let t = Instant::now();
+    // Through stdout's lock: a reader that stops early (`| head`) ends the
+    // command with a broken-pipe error, which `main` takes for success.
+    let mut out = std::io::stdout().lock();
     if args.divide {
         let mut total = 0;
         for (a, n) in perft_divide(&pos, args.depth, mode) {
-            println!("{a}: {n}");
+            writeln!(out, "{a}: {n}")?;
             total += n;
         }
-        println!("{total}");
+        writeln!(out, "{total}")?;
     } else {
         let n = perft(&pos, args.depth, mode);
         eprintln!("{:.3} s", t.elapsed().as_secs_f64());
-        println!("{n}");
+        writeln!(out, "{n}")?;
     }
     Ok(())
 }

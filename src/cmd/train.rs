@@ -1,7 +1,7 @@
 //! `shax train`, `shax selfplay`, `shax inspect`, `shax replay`: the
 //! self-play trainer of `shax-train` on the command line.
 
-use std::io::{IsTerminal as _, Write as _};
+use std::io::{IsTerminal as _, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
@@ -204,12 +204,15 @@ pub fn selfplay_cmd(a: SelfPlayArgs) -> anyhow::Result<()> {
 pub fn inspect_cmd(a: InspectArgs) -> anyhow::Result<()> {
     let p = &a.path;
     let checkpoint = CheckpointDir(p.clone());
+    // Through stdout's lock: a reader that stops early (`| head`) ends the
+    // command with a broken-pipe error, which `main` takes for success.
+    let mut out = std::io::stdout().lock();
     if p.join(CONFIG_FILE).is_file() && !checkpoint.net().is_file() {
         let info = inspect_run(p)?;
         if a.json {
-            println!("{}", serde_json::to_string_pretty(&info)?);
+            writeln!(out, "{}", serde_json::to_string_pretty(&info)?)?;
         } else {
-            print_run(p, &info)?;
+            print_run(&mut out, p, &info)?;
         }
         return Ok(());
     }
@@ -229,18 +232,18 @@ pub fn inspect_cmd(a: InspectArgs) -> anyhow::Result<()> {
             "model": meta.model.to_toml(),
             "params": meta.model.num_params(),
         });
-        println!("{}", serde_json::to_string_pretty(&v)?);
+        writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
         return Ok(());
     }
-    println!("checkpoint {} (step {})", net.display(), meta.step);
-    println!("rules: {}", meta.rules.name());
-    println!("network: {} parameters", meta.model.num_params());
-    print!("{}", meta.model.to_toml());
+    writeln!(out, "checkpoint {} (step {})", net.display(), meta.step)?;
+    writeln!(out, "rules: {}", meta.rules.name())?;
+    writeln!(out, "network: {} parameters", meta.model.num_params())?;
+    write!(out, "{}", meta.model.to_toml())?;
     if let Some(dir) = net.parent() {
         let dir = CheckpointDir(dir.to_path_buf());
         for f in [dir.optim(), dir.state(), dir.config()] {
             if f.is_file() {
-                println!("  {}", f.display());
+                writeln!(out, "  {}", f.display())?;
             }
         }
     }
@@ -248,19 +251,21 @@ pub fn inspect_cmd(a: InspectArgs) -> anyhow::Result<()> {
 }
 
 /// `shax inspect` of a run directory, as text.
-fn print_run(p: &Path, info: &RunInfo) -> anyhow::Result<()> {
-    println!("run {} ({})", info.run_dir, info.rules);
-    println!(
+fn print_run(out: &mut impl Write, p: &Path, info: &RunInfo) -> anyhow::Result<()> {
+    writeln!(out, "run {} ({})", info.run_dir, info.rules)?;
+    writeln!(
+        out,
         "step {} of {} ({} complete checkpoints, {:.2} hours)",
         info.step.map_or("none".to_string(), |s| s.to_string()),
         info.total_steps,
         info.checkpoints,
         info.hours
-    );
-    println!(
+    )?;
+    writeln!(
+        out,
         "shards: {} files, {} games, {} positions; {} TensorBoard event files",
         info.shards, info.games, info.positions, info.event_files
-    );
+    )?;
     match &info.newest_elo {
         Some(e) => {
             let scores: Vec<String> = e
@@ -268,7 +273,8 @@ fn print_run(p: &Path, info: &RunInfo) -> anyhow::Result<()> {
                 .iter()
                 .map(|r| format!("{} {:.0}%", r.opponent, 100.0 * r.score))
                 .collect();
-            println!(
+            writeln!(
+                out,
                 "newest Elo: {} {:.0} [{:.0}, {:.0}] ({}); best step-{}",
                 e.player,
                 e.elo,
@@ -276,15 +282,15 @@ fn print_run(p: &Path, info: &RunInfo) -> anyhow::Result<()> {
                 e.elo_high,
                 scores.join(", "),
                 e.best_step
-            );
+            )?;
         }
-        None => println!("newest Elo: no evaluation yet"),
+        None => writeln!(out, "newest Elo: no evaluation yet")?,
     }
-    println!("files:");
+    writeln!(out, "files:")?;
     for entry in std::fs::read_dir(p)?.filter_map(Result::ok) {
-        println!("  {}", entry.path().display());
+        writeln!(out, "  {}", entry.path().display())?;
     }
-    println!("config:\n{}", info.config);
+    writeln!(out, "config:\n{}", info.config)?;
     Ok(())
 }
 

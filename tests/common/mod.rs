@@ -1,5 +1,8 @@
 //! What the end-to-end tests share: running the `shax` binary.
 
+// Each test binary includes this module and uses a part of it.
+#![allow(dead_code)]
+
 use std::process::Command;
 
 /// Runs `shax` with `args`: exit code, stdout, stderr.
@@ -15,6 +18,20 @@ pub fn shax(args: &[&str]) -> (i32, String, String) {
     )
 }
 
+/// Runs `shax` with `args` into a pipe whose reader has gone (`| head`
+/// stopped early) and checks that it ends quietly, with success.
+pub fn into_closed_pipe(args: &[&str]) {
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let gone = Command::new(env!("CARGO_BIN_EXE_shax"))
+        .args(args)
+        .stdout(writer)
+        .output()
+        .expect("run shax");
+    let err = String::from_utf8_lossy(&gone.stderr);
+    assert!(gone.status.success() && err.is_empty(), "{args:?}: {err}");
+}
+
 /// A path for `name` in this test process's own folder for `suite` (created)
 /// under the system's temporary directory.
 pub fn tmp_file(suite: &str, name: &str) -> String {
@@ -26,7 +43,6 @@ pub fn tmp_file(suite: &str, name: &str) -> String {
 /// Starts `shax` with `args`, waits until its `<out>.partial` holds `games`
 /// whole lines (at most 120 s), kills it, checks that it did not write `out`,
 /// and returns the records of the partial file's whole lines, each replayed.
-#[allow(dead_code)] // not every test binary that includes this module kills a match
 pub fn kill_once_kept(args: &[&str], out: &str, games: usize) -> Vec<shax_train::GameRecord> {
     use std::time::{Duration, Instant};
     let partial = format!("{out}.partial");
