@@ -37,9 +37,7 @@ pub struct Args {
 pub fn run(args: Args) -> anyhow::Result<()> {
     let records = chosen_records(&args)?;
     let mut reviewer: Option<(String, Box<dyn Player>)> = None;
-    // Through stdout's lock: a reader that stops early (`| head`) ends the
-    // review with a broken-pipe error, which `main` takes for success.
-    let mut out = std::io::stdout().lock();
+    let mut out = super::stdout();
     for (line, record) in records {
         let rules = Rules::from_toml(&record.rules_toml)
             .with_context(|| format!("{} line {line}", args.records.display()))?;

@@ -50,9 +50,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         }
     }
     rows.sort_by(|x, y| x.0.total_cmp(&y.0).then_with(|| x.1.cmp(&y.1)));
-    // Written, not printed: a reader that stops early (`| head`) ends the
-    // command quietly (main takes the broken pipe for success).
-    let mut out = std::io::stdout().lock();
+    let mut out = super::stdout();
     if a.json {
         for (hours, run, l) in &rows {
             let mut v = serde_json::to_value(l)?;

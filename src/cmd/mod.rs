@@ -21,6 +21,14 @@ pub mod tiers;
 pub mod train;
 pub mod tune;
 
+/// Standard output, locked, for a command's report. Write to it with
+/// `writeln!(out, ...)?`, not `println!`: a reader that stops early (`| head`)
+/// then ends the command with a broken-pipe error, which `main` takes for
+/// success, where `println!` would panic.
+pub fn stdout() -> std::io::StdoutLock<'static> {
+    std::io::stdout().lock()
+}
+
 /// The UTC time now for a file name: `2026-11-30T13-15-02Z` (no `:`, which
 /// some file systems refuse), with milliseconds (`...02.123Z`) when `millis`.
 pub fn utc_stamp(millis: bool) -> String {

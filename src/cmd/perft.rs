@@ -38,9 +38,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         Depth::Plies
     };
     let t = Instant::now();
-    // Through stdout's lock: a reader that stops early (`| head`) ends the
-    // command with a broken-pipe error, which `main` takes for success.
-    let mut out = std::io::stdout().lock();
+    let mut out = super::stdout();
     if args.divide {
         let mut total = 0;
         for (a, n) in perft_divide(&pos, args.depth, mode) {

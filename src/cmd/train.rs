@@ -204,9 +204,7 @@ pub fn selfplay_cmd(a: SelfPlayArgs) -> anyhow::Result<()> {
 pub fn inspect_cmd(a: InspectArgs) -> anyhow::Result<()> {
     let p = &a.path;
     let checkpoint = CheckpointDir(p.clone());
-    // Through stdout's lock: a reader that stops early (`| head`) ends the
-    // command with a broken-pipe error, which `main` takes for success.
-    let mut out = std::io::stdout().lock();
+    let mut out = super::stdout();
     if p.join(CONFIG_FILE).is_file() && !checkpoint.net().is_file() {
         let info = inspect_run(p)?;
         if a.json {
@@ -296,7 +294,7 @@ fn print_run(out: &mut impl Write, p: &Path, info: &RunInfo) -> anyhow::Result<(
 
 pub fn replay_cmd(a: ReplayArgs) -> anyhow::Result<()> {
     let shard = read_shard(&a.shard)?;
-    let mut out = std::io::stdout().lock();
+    let mut out = super::stdout();
     writeln!(
         out,
         "shard {}: {} ({} games, network of step {}, {} positions trained)",
