@@ -193,3 +193,24 @@ fn bench_uct_json() {
     let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
     assert!(v["rows"][0]["sims_per_sec"].as_f64().unwrap() > 0.0);
 }
+
+/// A reader that stops early (`| head`) ends the reports quietly: no panic
+/// on the broken pipe, exit 0.
+#[test]
+fn reports_into_a_closed_pipe_end_quietly() {
+    let out = tmp("closed-pipe.jsonl");
+    let ladder = tmp("closed-pipe-ladder.json");
+    let nmm = "--rules=nine-mens-morris";
+    common::into_closed_pipe(&[
+        "arena", nmm, "--a", "greedy", "--b", "random", "--games", "2", "--out", &out,
+    ]);
+    common::into_closed_pipe(&[
+        "ladder",
+        nmm,
+        "--players=random,greedy",
+        "--games=2",
+        "--out",
+        &ladder,
+    ]);
+    common::into_closed_pipe(&["bench", "uct", nmm, "--sims", "200", "--seconds", "0.2"]);
+}

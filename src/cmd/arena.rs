@@ -1,5 +1,6 @@
 //! `shax arena`: a match between two player specs, with Elo and game records.
 
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -80,13 +81,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     )?;
     write_records(&out, &r.records).with_context(|| format!("writing {}", out.display()))?;
     keep.partial.finished();
+    let mut w = super::stdout();
     if args.json {
         let mut v = serde_json::to_value(&r)?;
         v["records"] = serde_json::Value::String(out.display().to_string());
-        println!("{v}");
+        writeln!(w, "{v}")?;
     } else {
-        report(&r);
-        println!("records: {}", out.display());
+        report(&mut w, &r)?;
+        writeln!(w, "records: {}", out.display())?;
     }
     Ok(())
 }
@@ -136,56 +138,63 @@ pub fn default_path(what: &str, ext: &str) -> anyhow::Result<PathBuf> {
     )))
 }
 
-fn line(name: &str, s: &ColorStats) {
-    println!(
+fn line(w: &mut dyn Write, name: &str, s: &ColorStats) -> io::Result<()> {
+    writeln!(
+        w,
         "  {name:<11} {:>5} games   W {:>5}   D {:>5}   L {:>5}",
         s.games, s.wins, s.draws, s.losses
-    );
+    )
 }
 
 /// The lines every match report shares: A's results by colour and in
 /// total, the score with its Elo and interval, how the games ended.
 pub fn print_results(
+    w: &mut dyn Write,
     white: &ColorStats,
     black: &ColorStats,
     score: f64,
     (elo, low, high): (f64, f64, f64),
     reasons: &std::collections::BTreeMap<String, u64>,
-) {
-    line("A as white", white);
-    line("A as black", black);
+) -> io::Result<()> {
+    line(w, "A as white", white)?;
+    line(w, "A as black", black)?;
     let total = ColorStats {
         games: white.games + black.games,
         wins: white.wins + black.wins,
         draws: white.draws + black.draws,
         losses: white.losses + black.losses,
     };
-    line("A total", &total);
-    println!(
+    line(w, "A total", &total)?;
+    writeln!(
+        w,
         "  score of A {score:.3} ({:.1}%)   Elo {elo:+.0}  [95%: {low:+.0}, {high:+.0}]",
         100.0 * score
-    );
+    )?;
     let reasons: Vec<String> = reasons.iter().map(|(k, v)| format!("{k} {v}")).collect();
-    println!("  endings: {}", reasons.join(", "));
+    writeln!(w, "  endings: {}", reasons.join(", "))
 }
 
-fn report(r: &ArenaResult) {
-    println!(
+fn report(w: &mut dyn Write, r: &ArenaResult) -> io::Result<()> {
+    writeln!(
+        w,
         "arena: A = {}  vs  B = {}   rules {}, {} games, {} threads, seed {}, {} random opening actions",
         r.a, r.b, r.rules, r.tally.games, r.threads, r.seed, r.opening_plies
-    );
+    )?;
     print_results(
+        w,
         &r.tally.a_white,
         &r.tally.a_black,
         r.tally.score,
         (r.tally.elo, r.tally.elo_low, r.tally.elo_high),
         &r.tally.reasons,
-    );
-    println!(
+    )?;
+    writeln!(
+        w,
         "  {:.1} actions/game, {:.2} s, {:.2} games/s",
         r.tally.actions_per_game, r.seconds, r.games_per_sec
-    );
-    println!(
+    )?;
+    writeln!(
+        w,
         "  time per decision: A {:.2} ms (longest {:.1} ms), B {:.2} ms (longest {:.1} ms){}",
         r.tally.a_think.mean_ms,
         r.tally.a_think.max_ms,
@@ -199,5 +208,5 @@ fn report(r: &ArenaResult) {
         } else {
             String::new()
         }
-    );
+    )
 }

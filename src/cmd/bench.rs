@@ -1,5 +1,6 @@
 //! `shax bench`: what this machine does (KataGo's `benchmark` is the model).
 
+use std::io::Write;
 use std::time::{Duration, Instant};
 
 use rand::rngs::SmallRng;
@@ -123,12 +124,14 @@ fn rules(a: RulesArgs) -> anyhow::Result<()> {
         });
     }
     if a.json {
-        println!(
+        writeln!(
+            super::stdout(),
             "{}",
             serde_json::to_string_pretty(&serde_json::json!({ "bench": "rules", "rows": rows }))?
-        );
+        )?;
     } else {
-        println!(
+        writeln!(
+            super::stdout(),
             "{:<18} {:>5} {:>14} {:>9} {:>14} {:>11} {:>13} {:>13}",
             "rules",
             "depth",
@@ -138,9 +141,10 @@ fn rules(a: RulesArgs) -> anyhow::Result<()> {
             "games/s",
             "actions/game",
             "actions/s"
-        );
+        )?;
         for r in &rows {
-            println!(
+            writeln!(
+                super::stdout(),
                 "{:<18} {:>5} {:>14} {:>9.3} {:>14.3e} {:>11.0} {:>13.1} {:>13.3e}",
                 r.rules,
                 r.perft_depth,
@@ -150,9 +154,12 @@ fn rules(a: RulesArgs) -> anyhow::Result<()> {
                 r.games_per_sec,
                 r.actions_per_game,
                 r.actions_per_sec
-            );
+            )?;
         }
-        println!("(one thread; perft uses bulk counting and a transposition table)");
+        writeln!(
+            super::stdout(),
+            "(one thread; perft uses bulk counting and a transposition table)"
+        )?;
     }
     Ok(())
 }

@@ -1,5 +1,6 @@
 //! `shax bench alphabeta`: alpha-beta nodes per second on fixed positions.
 
+use std::io::Write;
 use std::time::Instant;
 
 use serde::Serialize;
@@ -114,15 +115,23 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     }
     if a.json {
         let v = serde_json::json!({ "bench": "alphabeta", "rows": rows });
-        println!("{}", serde_json::to_string_pretty(&v)?);
+        writeln!(super::stdout(), "{}", serde_json::to_string_pretty(&v)?)?;
         return Ok(());
     }
-    println!(
+    writeln!(
+        super::stdout(),
         "{:<18} {:>5} {:>12} {:>9} {:>12} {:>14} {:>10}",
-        "rules", "depth", "nodes", "seconds", "nodes/s", "median nodes/s", "median ms"
-    );
+        "rules",
+        "depth",
+        "nodes",
+        "seconds",
+        "nodes/s",
+        "median nodes/s",
+        "median ms"
+    )?;
     for r in &rows {
-        println!(
+        writeln!(
+            super::stdout(),
             "{:<18} {:>5} {:>12} {:>9.3} {:>12.3e} {:>14.3e} {:>10.2}",
             r.rules,
             r.depth,
@@ -131,11 +140,12 @@ pub fn run(a: Args) -> anyhow::Result<()> {
             r.nodes_per_sec,
             r.median_nodes_per_sec,
             r.median_ms
-        );
+        )?;
     }
-    println!(
+    writeln!(
+        super::stdout(),
         "({}; one thread; each position searched from an empty table)",
         rows.first().map_or("", |r| r.player.as_str())
-    );
+    )?;
     Ok(())
 }

@@ -2,6 +2,7 @@
 //! against the machine's matmul peak, and the neural MCTS's simulation rate
 //! with many games in flight against the pure evaluation rate.
 
+use std::io::Write;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -47,10 +48,10 @@ pub fn nn(a: NnArgs) -> anyhow::Result<()> {
     let config = model(&a.model)?;
     let r = bench_nn(&config, a.backend, &a.batches, a.seconds)?;
     if a.json {
-        println!("{}", serde_json::to_string_pretty(&r)?);
+        writeln!(super::stdout(), "{}", serde_json::to_string_pretty(&r)?)?;
         return Ok(());
     }
-    print!("{r}");
+    write!(super::stdout(), "{r}")?;
     Ok(())
 }
 
@@ -255,17 +256,27 @@ pub fn mcts(a: MctsArgs) -> anyhow::Result<()> {
         r.sims_over_pure_evals = r.sims_per_sec / r.pure_evals_per_sec;
     }
     if a.json {
-        println!("{}", serde_json::to_string_pretty(&r)?);
+        writeln!(super::stdout(), "{}", serde_json::to_string_pretty(&r)?)?;
     } else {
-        println!(
+        writeln!(
+            super::stdout(),
             "{} thread(s), {} games in flight each, {} sims/move, network hidden {} blocks {}",
-            r.threads, r.games_in_flight, r.sims_per_move, config.hidden, config.blocks
-        );
-        println!(
+            r.threads,
+            r.games_in_flight,
+            r.sims_per_move,
+            config.hidden,
+            config.blocks
+        )?;
+        writeln!(
+            super::stdout(),
             "MCTS: {:.0} sims/s ({} moves, mean batch {:.1}); pure network: {:.0} evals/s at that batch",
-            r.sims_per_sec, r.moves, r.mean_batch, r.pure_evals_per_sec
-        );
-        println!(
+            r.sims_per_sec,
+            r.moves,
+            r.mean_batch,
+            r.pure_evals_per_sec
+        )?;
+        writeln!(
+            super::stdout(),
             "search keeps {:.0}% of the network's rate in simulations, {:.0}% in evaluations \
              ({:.0} evals/s; simulations ending in finished games need none, nor the {:.1}% \
              answered from the evaluation cache)",
@@ -273,7 +284,7 @@ pub fn mcts(a: MctsArgs) -> anyhow::Result<()> {
             100.0 * r.evals_per_sec_in_search / r.pure_evals_per_sec,
             r.evals_per_sec_in_search,
             100.0 * r.cache_hits as f64 / r.simulations.max(1) as f64
-        );
+        )?;
     }
     Ok(())
 }

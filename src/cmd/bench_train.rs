@@ -1,6 +1,7 @@
 //! `shax bench train`: the trainer's steps and positions per second per batch
 //! size, on the CPU or a GPU.
 
+use std::io::Write;
 use std::path::PathBuf;
 
 use shax_core::{POLICY_SIZE, Rules};
@@ -46,10 +47,11 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         &config, a.backend, &a.batches, a.seconds, a.direct, &support,
     )?;
     if a.json {
-        println!("{}", serde_json::to_string_pretty(&r)?);
+        writeln!(super::stdout(), "{}", serde_json::to_string_pretty(&r)?)?;
         return Ok(());
     }
-    println!(
+    writeln!(
+        super::stdout(),
         "network: hidden {}, blocks {}, {} parameters; policy loss over {} actions; backend {}{}",
         r.model.hidden,
         r.model.blocks,
@@ -57,16 +59,24 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         r.policy_actions,
         r.backend,
         if r.direct { ", the direct trainer" } else { "" }
-    );
-    println!(
+    )?;
+    writeln!(
+        super::stdout(),
         "{:>6} {:>7} {:>10} {:>12}",
-        "batch", "steps", "ms/step", "samples/s"
-    );
+        "batch",
+        "steps",
+        "ms/step",
+        "samples/s"
+    )?;
     for b in &r.batches {
-        println!(
+        writeln!(
+            super::stdout(),
             "{:>6} {:>7} {:>10.1} {:>12.0}",
-            b.batch, b.steps, b.ms_per_step, b.samples_per_s
-        );
+            b.batch,
+            b.steps,
+            b.ms_per_step,
+            b.samples_per_s
+        )?;
     }
     Ok(())
 }

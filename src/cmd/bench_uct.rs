@@ -1,6 +1,7 @@
 //! `shax bench uct`: plain UCT simulations per second on one thread, against
 //! the reference point of OpenSpiel's C++ MCTSBot with random rollouts.
 
+use std::io::Write;
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
@@ -84,14 +85,21 @@ pub fn run(a: Args) -> anyhow::Result<()> {
             "nmm_ratio_to_openspiel": nmm,
             "rows": rows,
         });
-        println!("{}", serde_json::to_string_pretty(&v)?);
+        writeln!(super::stdout(), "{}", serde_json::to_string_pretty(&v)?)?;
     } else {
-        println!(
+        writeln!(
+            super::stdout(),
             "{:<18} {:>9} {:>12} {:>12} {:>15} {:>12}",
-            "rules", "searches", "simulations", "sims/s", "rollout acts/sim", "tree nodes"
-        );
+            "rules",
+            "searches",
+            "simulations",
+            "sims/s",
+            "rollout acts/sim",
+            "tree nodes"
+        )?;
         for r in &rows {
-            println!(
+            writeln!(
+                super::stdout(),
                 "{:<18} {:>9} {:>12} {:>12.0} {:>15.1} {:>12.0}",
                 r.rules,
                 r.searches,
@@ -99,17 +107,19 @@ pub fn run(a: Args) -> anyhow::Result<()> {
                 r.sims_per_sec,
                 r.rollout_actions_per_sim,
                 r.tree_nodes_per_search
-            );
+            )?;
         }
         if let Some(x) = nmm {
-            println!(
+            writeln!(
+                super::stdout(),
                 "nine-mens-morris: {x:.1}x OpenSpiel MCTSBot's ~{OPENSPIEL_NMM_SIMS_PER_SEC:.0} sims/s"
-            );
+            )?;
         }
-        println!(
+        writeln!(
+            super::stdout(),
             "(one thread; {} simulations per search from the starting position, c = 2)",
             a.sims
-        );
+        )?;
     }
     Ok(())
 }

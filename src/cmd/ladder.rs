@@ -1,6 +1,7 @@
 //! `shax ladder`: a round robin among player specs, rated by one
 //! Bradley-Terry fit with `random` pinned at 0.
 
+use std::io::{self, Write};
 use std::path::PathBuf;
 
 use anyhow::Context;
@@ -72,21 +73,24 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .with_context(|| format!("writing {}", out.display()))?;
     write_records(&records, &r.records)
         .with_context(|| format!("writing {}", records.display()))?;
+    let mut w = super::stdout();
     if args.json {
-        println!("{json}");
+        writeln!(w, "{json}")?;
     } else {
-        table(&r);
-        println!(
+        table(&mut w, &r)?;
+        writeln!(
+            w,
             "ratings: {}   records: {}",
             out.display(),
             records.display()
-        );
+        )?;
     }
     Ok(())
 }
 
-fn table(r: &LadderResult) {
-    println!(
+fn table(out: &mut dyn Write, r: &LadderResult) -> io::Result<()> {
+    writeln!(
+        out,
         "ladder: rules {}, {} pairs, {} threads, seed {}, {:.1} s; Elo anchored at {} = 0",
         r.rules,
         r.pairs.len(),
@@ -94,7 +98,7 @@ fn table(r: &LadderResult) {
         r.seed,
         r.seconds,
         r.anchor
-    );
+    )?;
     let w = r
         .ratings
         .iter()
@@ -102,12 +106,14 @@ fn table(r: &LadderResult) {
         .max()
         .unwrap_or(6)
         .max(6);
-    println!(
+    writeln!(
+        out,
         "{:>4}  {:<w$}  {:>7}  {:>17}  {:>6}  {:>6}",
         "rank", "player", "Elo", "95% interval", "games", "score"
-    );
+    )?;
     for (i, x) in r.ratings.iter().enumerate() {
-        println!(
+        writeln!(
+            out,
             "{:>4}  {:<w$}  {:>+7.0}  [{:>+6.0}, {:>+6.0}]  {:>6}  {:>5.1}%",
             i + 1,
             x.player,
@@ -116,13 +122,15 @@ fn table(r: &LadderResult) {
             x.elo_high,
             x.games,
             100.0 * x.score
-        );
+        )?;
     }
-    println!("pairs (A-B: A wins / draws / B wins):");
+    writeln!(out, "pairs (A-B: A wins / draws / B wins):")?;
     for p in &r.pairs {
-        println!(
+        writeln!(
+            out,
             "  {} - {}: {} / {} / {}",
             p.a, p.b, p.a_wins, p.draws, p.b_wins
-        );
+        )?;
     }
+    Ok(())
 }

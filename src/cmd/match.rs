@@ -3,6 +3,7 @@
 //! passed through `go`, every action refereed, Elo with its interval and
 //! game records.
 
+use std::io::{self, Write};
 use std::path::PathBuf;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -208,13 +209,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let records: Vec<GameRecord> = r.1;
     write_records(&out, &records).with_context(|| format!("writing {}", out.display()))?;
     partial.finished();
+    let mut w = super::stdout();
     if args.json {
         let mut v = serde_json::to_value(&r.0)?;
         v["records"] = serde_json::Value::String(out.display().to_string());
-        println!("{v}");
+        writeln!(w, "{v}")?;
     } else {
-        report(&r.0);
-        println!("records: {}", out.display());
+        report(&mut w, &r.0)?;
+        writeln!(w, "records: {}", out.display())?;
     }
     Ok(())
 }
@@ -416,27 +418,31 @@ fn summarize(
     (r, records)
 }
 
-fn report(r: &MatchResult) {
-    println!(
+fn report(w: &mut dyn Write, r: &MatchResult) -> io::Result<()> {
+    writeln!(
+        w,
         "match: rules {}, {} games, '{}'",
         r.rules, r.tally.games, r.go
-    );
-    println!("  A = {}", r.a);
-    println!("  B = {}", r.b);
+    )?;
+    writeln!(w, "  A = {}", r.a)?;
+    writeln!(w, "  B = {}", r.b)?;
     super::arena::print_results(
+        w,
         &r.tally.a_white,
         &r.tally.a_black,
         r.tally.score,
         (r.tally.elo, r.tally.elo_low, r.tally.elo_high),
         &r.tally.reasons,
-    );
+    )?;
     for f in &r.forfeits {
-        println!(
+        writeln!(
+            w,
             "  game {}: engine {} ({}) {}",
             f.game, f.engine, f.color, f.detail
-        );
+        )?;
     }
-    println!(
+    writeln!(
+        w,
         "  {:.1} actions/game, {:.1} s; time per decision: A {:.1} ms (longest {:.0}), B {:.1} ms (longest {:.0})",
         r.tally.actions_per_game,
         r.seconds,
@@ -444,5 +450,5 @@ fn report(r: &MatchResult) {
         r.tally.a_think.max_ms,
         r.tally.b_think.mean_ms,
         r.tally.b_think.max_ms
-    );
+    )
 }

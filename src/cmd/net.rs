@@ -1,5 +1,6 @@
 //! `shax net`: networks outside training.
 
+use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::Context as _;
@@ -66,7 +67,8 @@ fn init(a: InitArgs) -> anyhow::Result<()> {
         anyhow::bail!("{} exists; pass --force to replace it", a.out.display());
     }
     let meta = init_checkpoint(&rules, &config, &a.out)?;
-    println!(
+    writeln!(
+        super::stdout(),
         "wrote {} ({} parameters: hidden {}, blocks {}) and {} for rules {}",
         a.out.display(),
         meta.model.num_params(),
@@ -74,7 +76,7 @@ fn init(a: InitArgs) -> anyhow::Result<()> {
         meta.model.blocks,
         metadata_path(&a.out).display(),
         rules
-    );
+    )?;
     Ok(())
 }
 
@@ -87,13 +89,14 @@ fn average(a: AverageArgs) -> anyhow::Result<()> {
         anyhow::bail!("{} exists; pass --force to replace it", a.out.display());
     }
     let meta = average_checkpoints(&inputs, &a.out)?;
-    println!(
+    writeln!(
+        super::stdout(),
         "wrote {} (the mean of {} checkpoint{}, step {}) and {}",
         a.out.display(),
         inputs.len(),
         if inputs.len() == 1 { "" } else { "s" },
         meta.step,
         metadata_path(&a.out).display()
-    );
+    )?;
     Ok(())
 }

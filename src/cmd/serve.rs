@@ -1,6 +1,7 @@
 //! `shax serve`: the JSON API and the page (the server lives in `shax-serve`),
 //! and `shax bench serve`, its load generator.
 
+use std::io::Write;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -142,9 +143,10 @@ pub fn bench(a: BenchArgs) -> anyhow::Result<()> {
         )
     })?;
     if a.json {
-        println!("{}", serde_json::to_string(&report)?);
+        writeln!(super::stdout(), "{}", serde_json::to_string(&report)?)?;
     } else {
-        println!(
+        writeln!(
+            super::stdout(),
             "POST /v1/move {} ({}), {} clients, {:.1} s: {} answers ({:.1}/s), {} errors; latency p50 {:.1} ms, p99 {:.1} ms; search {:.1} ms mean",
             a.player,
             a.rules,
@@ -156,7 +158,7 @@ pub fn bench(a: BenchArgs) -> anyhow::Result<()> {
             report.p50_ms,
             report.p99_ms,
             report.mean_search_ms
-        );
+        )?;
     }
     Ok(())
 }

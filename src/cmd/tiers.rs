@@ -1,6 +1,7 @@
 //! `shax tiers`: calibrate difficulty tiers from trained checkpoints
 //! (`shax_train::calibrate`) and print them.
 
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
@@ -112,9 +113,11 @@ impl TiersObserver for Console {
 pub fn run(a: Args) -> anyhow::Result<()> {
     let cfg = config(a)?;
     let c = calibrate(&cfg, &mut Console)?;
-    print_calibration(&c);
+    // A reader gone from stdout does not hide a failed calibration: the
+    // verdict below comes first, the broken pipe after.
+    let printed = print_calibration(&mut super::stdout(), &c);
     if c.passed() {
-        return Ok(());
+        return Ok(printed?);
     }
     let missed = if c.all_in_band {
         "beginner failed a check (see above)".to_string()
@@ -127,7 +130,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     };
     if cfg.accept_out_of_band {
         eprintln!("warning: {missed}");
-        return Ok(());
+        return Ok(printed?);
     }
     anyhow::bail!(
         "{missed}: the manifest went to {} and {} is unchanged; \
@@ -177,13 +180,15 @@ fn config(a: Args) -> anyhow::Result<TiersConfig> {
 }
 
 /// The tiers chosen, beginner's checks and where the manifest went, on stdout.
-fn print_calibration(c: &Calibration) {
-    println!(
+fn print_calibration(out: &mut dyn Write, c: &Calibration) -> io::Result<()> {
+    writeln!(
+        out,
         "{:<9} {:>7} {:>17} {:>10}  player",
         "tier", "Elo", "95% interval", "vs below"
-    );
+    )?;
     for t in &c.manifest.tiers {
-        println!(
+        writeln!(
+            out,
             "{:<9} {:>7.0} {:>8.0} {:>8.0} {:>10}  {}",
             t.name,
             t.elo,
@@ -192,10 +197,10 @@ fn print_calibration(c: &Calibration) {
             t.score_vs_below
                 .map_or("-".to_string(), |s| format!("{:.1}%", 100.0 * s)),
             t.player
-        );
+        )?;
     }
     for check in &c.checks {
-        println!("{check}");
+        writeln!(out, "{check}")?;
     }
-    println!("wrote {}", c.written.display());
+    writeln!(out, "wrote {}", c.written.display())
 }

@@ -159,7 +159,8 @@ pub fn train_cmd(a: TrainArgs) -> anyhow::Result<()> {
     if let Some(b) = &console.bar {
         b.finish_and_clear();
     }
-    println!(
+    writeln!(
+        super::stdout(),
         "run {}: step {}, {} checkpoints and {} evaluations in this session; {} {:.1} positions/s, training {:.0} samples/s",
         run_dir.display(),
         s.step,
@@ -172,7 +173,7 @@ pub fn train_cmd(a: TrainArgs) -> anyhow::Result<()> {
         },
         s.selfplay_positions_per_sec,
         s.train_samples_per_sec
-    );
+    )?;
     Ok(())
 }
 
@@ -194,10 +195,13 @@ pub fn selfplay_cmd(a: SelfPlayArgs) -> anyhow::Result<()> {
     let mut console = Console::new();
     let stop = AtomicBool::new(false);
     let s = selfplay(&opts, &mut console, &stop)?;
-    println!(
+    writeln!(
+        super::stdout(),
         "{} games, {} positions, {} simulations",
-        s.games, s.positions, s.sims
-    );
+        s.games,
+        s.positions,
+        s.sims
+    )?;
     Ok(())
 }
 

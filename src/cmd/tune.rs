@@ -3,6 +3,7 @@
 //! `crates/shax-search/src/eval/weights.rs`) and writes a weights file that
 //! `alphabeta:eval=<file>` plays with.
 
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::bail;
@@ -67,7 +68,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     );
     let start = *weights_for(&shax_core::Rules::preset(preset));
     let r = fit_weights(&data, &start, a.rounds, a.steps);
-    print_report(&r);
+    print_report(&mut super::stdout(), &r)?;
     if let Some(out) = &a.out {
         let text = format!(
             "# shax tune-eval: {preset:?}, {} games, held-out loss {:.5} (the preset's {:.5})\n{}",
@@ -83,19 +84,20 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn print_report(r: &TuneReport) {
-    println!(
+fn print_report(out: &mut dyn Write, r: &TuneReport) -> io::Result<()> {
+    writeln!(
+        out,
         "loss (mean squared error of sigmoid(k * eval) against the result):\n  \
          preset's weights: {:.5} fitted games, {:.5} held out\n  \
          fitted weights:   {:.5} fitted games, {:.5} held out (k = {:.5} per centi-piece)",
         r.before.0, r.before.1, r.after.0, r.after.1, r.k
-    );
-    println!("\n| weight | preset | fitted |\n|---|---|---|");
+    )?;
+    writeln!(out, "\n| weight | preset | fitted |\n|---|---|---|")?;
     let (s, f) = (r.start.linear(), r.fitted.linear());
     for (i, name) in LINEAR_TERMS.iter().enumerate() {
-        println!("| {name} | {} | {} |", s[i], f[i]);
+        writeln!(out, "| {name} | {} | {} |", s[i], f[i])?;
     }
-    println!("\n{}", rust_literal(&r.fitted));
+    writeln!(out, "\n{}", rust_literal(&r.fitted))
 }
 
 /// The weights as a Rust expression for `weights.rs`.
