@@ -123,15 +123,16 @@ fn rules(a: RulesArgs) -> anyhow::Result<()> {
             actions_per_sec: actions as f64 / secs,
         });
     }
+    let mut out = super::stdout();
     if a.json {
         writeln!(
-            super::stdout(),
+            out,
             "{}",
             serde_json::to_string_pretty(&serde_json::json!({ "bench": "rules", "rows": rows }))?
         )?;
     } else {
         writeln!(
-            super::stdout(),
+            out,
             "{:<18} {:>5} {:>14} {:>9} {:>14} {:>11} {:>13} {:>13}",
             "rules",
             "depth",
@@ -144,7 +145,7 @@ fn rules(a: RulesArgs) -> anyhow::Result<()> {
         )?;
         for r in &rows {
             writeln!(
-                super::stdout(),
+                out,
                 "{:<18} {:>5} {:>14} {:>9.3} {:>14.3e} {:>11.0} {:>13.1} {:>13.3e}",
                 r.rules,
                 r.perft_depth,
@@ -157,7 +158,7 @@ fn rules(a: RulesArgs) -> anyhow::Result<()> {
             )?;
         }
         writeln!(
-            super::stdout(),
+            out,
             "(one thread; perft uses bulk counting and a transposition table)"
         )?;
     }

@@ -113,25 +113,20 @@ pub fn run(a: Args) -> anyhow::Result<()> {
             median_ms: median(times),
         });
     }
+    let mut out = super::stdout();
     if a.json {
         let v = serde_json::json!({ "bench": "alphabeta", "rows": rows });
-        writeln!(super::stdout(), "{}", serde_json::to_string_pretty(&v)?)?;
+        writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
         return Ok(());
     }
     writeln!(
-        super::stdout(),
+        out,
         "{:<18} {:>5} {:>12} {:>9} {:>12} {:>14} {:>10}",
-        "rules",
-        "depth",
-        "nodes",
-        "seconds",
-        "nodes/s",
-        "median nodes/s",
-        "median ms"
+        "rules", "depth", "nodes", "seconds", "nodes/s", "median nodes/s", "median ms"
     )?;
     for r in &rows {
         writeln!(
-            super::stdout(),
+            out,
             "{:<18} {:>5} {:>12} {:>9.3} {:>12.3e} {:>14.3e} {:>10.2}",
             r.rules,
             r.depth,
@@ -143,7 +138,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         )?;
     }
     writeln!(
-        super::stdout(),
+        out,
         "({}; one thread; each position searched from an empty table)",
         rows.first().map_or("", |r| r.player.as_str())
     )?;

@@ -210,19 +210,7 @@ pub fn mcts(a: MctsArgs) -> anyhow::Result<()> {
         anyhow::bail!("--threads must be 1 to 256, got {}", a.threads);
     }
     let rules = Rules::load(&a.rules)?;
-    let (config, weights) = match &a.net {
-        Some(path) => {
-            let (meta, weights) = shax_nn::load_weights(path, Some(&rules))
-                .with_context(|| format!("loading {}", path.display()))?;
-            (meta.model, weights)
-        }
-        None => {
-            let config = model(&a.model)?;
-            let net = config.init(&shax_nn::Backend::Cpu.device());
-            let weights = NetWeights::from_net(&config, net)?;
-            (config, weights)
-        }
-    };
+    let (config, weights) = network(&a, &rules)?;
     let reports: Vec<anyhow::Result<MctsReport>> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..a.threads)
             .map(|i| {
@@ -240,6 +228,35 @@ pub fn mcts(a: MctsArgs) -> anyhow::Result<()> {
             .collect()
     });
     let reports: Vec<MctsReport> = reports.into_iter().collect::<anyhow::Result<_>>()?;
+    let r = combined(&reports);
+    let mut out = super::stdout();
+    if a.json {
+        writeln!(out, "{}", serde_json::to_string_pretty(&r)?)?;
+    } else {
+        report(&mut out, &r, &config)?;
+    }
+    Ok(())
+}
+
+/// The network to search with: `--net`'s, or random weights of `--model`'s shape.
+fn network(a: &MctsArgs, rules: &Rules) -> anyhow::Result<(ModelConfig, NetWeights)> {
+    Ok(match &a.net {
+        Some(path) => {
+            let (meta, weights) = shax_nn::load_weights(path, Some(rules))
+                .with_context(|| format!("loading {}", path.display()))?;
+            (meta.model, weights)
+        }
+        None => {
+            let config = model(&a.model)?;
+            let net = config.init(&shax_nn::Backend::Cpu.device());
+            let weights = NetWeights::from_net(&config, net)?;
+            (config, weights)
+        }
+    })
+}
+
+/// The threads' reports as one: counts and rates summed.
+fn combined(reports: &[MctsReport]) -> MctsReport {
     let mut r = reports[0].clone();
     if reports.len() > 1 {
         let sum = |f: fn(&MctsReport) -> f64| reports.iter().map(f).sum::<f64>();
@@ -255,36 +272,28 @@ pub fn mcts(a: MctsArgs) -> anyhow::Result<()> {
         r.pure_evals_per_sec = sum(|x| x.pure_evals_per_sec);
         r.sims_over_pure_evals = r.sims_per_sec / r.pure_evals_per_sec;
     }
-    if a.json {
-        writeln!(super::stdout(), "{}", serde_json::to_string_pretty(&r)?)?;
-    } else {
-        writeln!(
-            super::stdout(),
-            "{} thread(s), {} games in flight each, {} sims/move, network hidden {} blocks {}",
-            r.threads,
-            r.games_in_flight,
-            r.sims_per_move,
-            config.hidden,
-            config.blocks
-        )?;
-        writeln!(
-            super::stdout(),
-            "MCTS: {:.0} sims/s ({} moves, mean batch {:.1}); pure network: {:.0} evals/s at that batch",
-            r.sims_per_sec,
-            r.moves,
-            r.mean_batch,
-            r.pure_evals_per_sec
-        )?;
-        writeln!(
-            super::stdout(),
-            "search keeps {:.0}% of the network's rate in simulations, {:.0}% in evaluations \
-             ({:.0} evals/s; simulations ending in finished games need none, nor the {:.1}% \
-             answered from the evaluation cache)",
-            100.0 * r.sims_over_pure_evals,
-            100.0 * r.evals_per_sec_in_search / r.pure_evals_per_sec,
-            r.evals_per_sec_in_search,
-            100.0 * r.cache_hits as f64 / r.simulations.max(1) as f64
-        )?;
-    }
-    Ok(())
+    r
+}
+
+fn report(out: &mut impl Write, r: &MctsReport, config: &ModelConfig) -> std::io::Result<()> {
+    writeln!(
+        out,
+        "{} thread(s), {} games in flight each, {} sims/move, network hidden {} blocks {}",
+        r.threads, r.games_in_flight, r.sims_per_move, config.hidden, config.blocks
+    )?;
+    writeln!(
+        out,
+        "MCTS: {:.0} sims/s ({} moves, mean batch {:.1}); pure network: {:.0} evals/s at that batch",
+        r.sims_per_sec, r.moves, r.mean_batch, r.pure_evals_per_sec
+    )?;
+    writeln!(
+        out,
+        "search keeps {:.0}% of the network's rate in simulations, {:.0}% in evaluations \
+         ({:.0} evals/s; simulations ending in finished games need none, nor the {:.1}% \
+         answered from the evaluation cache)",
+        100.0 * r.sims_over_pure_evals,
+        100.0 * r.evals_per_sec_in_search / r.pure_evals_per_sec,
+        r.evals_per_sec_in_search,
+        100.0 * r.cache_hits as f64 / r.simulations.max(1) as f64
+    )
 }

@@ -46,12 +46,13 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     let r = bench_train(
         &config, a.backend, &a.batches, a.seconds, a.direct, &support,
     )?;
+    let mut out = super::stdout();
     if a.json {
-        writeln!(super::stdout(), "{}", serde_json::to_string_pretty(&r)?)?;
+        writeln!(out, "{}", serde_json::to_string_pretty(&r)?)?;
         return Ok(());
     }
     writeln!(
-        super::stdout(),
+        out,
         "network: hidden {}, blocks {}, {} parameters; policy loss over {} actions; backend {}{}",
         r.model.hidden,
         r.model.blocks,
@@ -61,21 +62,15 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         if r.direct { ", the direct trainer" } else { "" }
     )?;
     writeln!(
-        super::stdout(),
+        out,
         "{:>6} {:>7} {:>10} {:>12}",
-        "batch",
-        "steps",
-        "ms/step",
-        "samples/s"
+        "batch", "steps", "ms/step", "samples/s"
     )?;
     for b in &r.batches {
         writeln!(
-            super::stdout(),
+            out,
             "{:>6} {:>7} {:>10.1} {:>12.0}",
-            b.batch,
-            b.steps,
-            b.ms_per_step,
-            b.samples_per_s
+            b.batch, b.steps, b.ms_per_step, b.samples_per_s
         )?;
     }
     Ok(())
