@@ -88,41 +88,11 @@ fn rules(a: RulesArgs) -> anyhow::Result<()> {
     if a.depth > 12 {
         anyhow::bail!("--depth must be at most 12, got {}", a.depth);
     }
-    let sets = rule_sets(a.rules.as_deref())?;
-    let mut rows = Vec::new();
-    for rules in sets {
-        let start = Position::new(rules);
-        let t = Instant::now();
-        let leaves = perft(&start, a.depth, Depth::Plies);
-        let perft_seconds = t.elapsed().as_secs_f64();
-
-        let mut rng = SmallRng::seed_from_u64(1);
-        let mut history = KeyHistory::new(&start);
-        let budget = Duration::from_secs_f64(a.seconds);
-        let (mut games, mut actions) = (0u64, 0u64);
-        let t = Instant::now();
-        while t.elapsed() < budget {
-            for _ in 0..64 {
-                let (_, n) = play_out(&start, &mut history, |_, legal| {
-                    legal[rng.random_range(0..legal.len())]
-                });
-                games += 1;
-                actions += n as u64;
-            }
-        }
-        let secs = t.elapsed().as_secs_f64();
-        rows.push(RulesRow {
-            rules: rules.name(),
-            perft_depth: a.depth,
-            perft_leaves: leaves,
-            perft_seconds,
-            perft_leaves_per_sec: leaves as f64 / perft_seconds,
-            games,
-            games_per_sec: games as f64 / secs,
-            actions_per_game: actions as f64 / games as f64,
-            actions_per_sec: actions as f64 / secs,
-        });
-    }
+    let budget = Duration::from_secs_f64(a.seconds);
+    let rows: Vec<RulesRow> = rule_sets(a.rules.as_deref())?
+        .into_iter()
+        .map(|rules| measure_rules(rules, a.depth, budget))
+        .collect();
     let mut out = super::stdout();
     if a.json {
         writeln!(
@@ -131,36 +101,74 @@ fn rules(a: RulesArgs) -> anyhow::Result<()> {
             serde_json::to_string_pretty(&serde_json::json!({ "bench": "rules", "rows": rows }))?
         )?;
     } else {
-        writeln!(
-            out,
-            "{:<18} {:>5} {:>14} {:>9} {:>14} {:>11} {:>13} {:>13}",
-            "rules",
-            "depth",
-            "perft leaves",
-            "seconds",
-            "leaves/s",
-            "games/s",
-            "actions/game",
-            "actions/s"
-        )?;
-        for r in &rows {
-            writeln!(
-                out,
-                "{:<18} {:>5} {:>14} {:>9.3} {:>14.3e} {:>11.0} {:>13.1} {:>13.3e}",
-                r.rules,
-                r.perft_depth,
-                r.perft_leaves,
-                r.perft_seconds,
-                r.perft_leaves_per_sec,
-                r.games_per_sec,
-                r.actions_per_game,
-                r.actions_per_sec
-            )?;
-        }
-        writeln!(
-            out,
-            "(one thread; perft uses bulk counting and a transposition table)"
-        )?;
+        rules_table(&mut out, &rows)?;
     }
     Ok(())
+}
+
+/// Perft to `depth` from the start, then random games for `budget`, on one thread.
+fn measure_rules(rules: Rules, depth: u32, budget: Duration) -> RulesRow {
+    let start = Position::new(rules);
+    let t = Instant::now();
+    let leaves = perft(&start, depth, Depth::Plies);
+    let perft_seconds = t.elapsed().as_secs_f64();
+
+    let mut rng = SmallRng::seed_from_u64(1);
+    let mut history = KeyHistory::new(&start);
+    let (mut games, mut actions) = (0u64, 0u64);
+    let t = Instant::now();
+    while t.elapsed() < budget {
+        for _ in 0..64 {
+            let (_, n) = play_out(&start, &mut history, |_, legal| {
+                legal[rng.random_range(0..legal.len())]
+            });
+            games += 1;
+            actions += n as u64;
+        }
+    }
+    let secs = t.elapsed().as_secs_f64();
+    RulesRow {
+        rules: rules.name(),
+        perft_depth: depth,
+        perft_leaves: leaves,
+        perft_seconds,
+        perft_leaves_per_sec: leaves as f64 / perft_seconds,
+        games,
+        games_per_sec: games as f64 / secs,
+        actions_per_game: actions as f64 / games as f64,
+        actions_per_sec: actions as f64 / secs,
+    }
+}
+
+fn rules_table(out: &mut impl Write, rows: &[RulesRow]) -> std::io::Result<()> {
+    writeln!(
+        out,
+        "{:<18} {:>5} {:>14} {:>9} {:>14} {:>11} {:>13} {:>13}",
+        "rules",
+        "depth",
+        "perft leaves",
+        "seconds",
+        "leaves/s",
+        "games/s",
+        "actions/game",
+        "actions/s"
+    )?;
+    for r in rows {
+        writeln!(
+            out,
+            "{:<18} {:>5} {:>14} {:>9.3} {:>14.3e} {:>11.0} {:>13.1} {:>13.3e}",
+            r.rules,
+            r.perft_depth,
+            r.perft_leaves,
+            r.perft_seconds,
+            r.perft_leaves_per_sec,
+            r.games_per_sec,
+            r.actions_per_game,
+            r.actions_per_sec
+        )?;
+    }
+    writeln!(
+        out,
+        "(one thread; perft uses bulk counting and a transposition table)"
+    )
 }
